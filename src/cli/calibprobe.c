@@ -131,7 +131,8 @@ static double probe_count(struct calib_http *h, const char *text, int *rc, char 
 
 /* Send the CALIB_PROBES probes in turn: words, tokens and weights of the
  * *probes that were counted. 0, or LL_E_INTR / LL_E_IO with the reason
- * printed. */
+ * printed. Messages number the probes from 1, as a reader counts them
+ * ("probe 7 (256 words) refused; fitting the 6 shorter probes"). */
 static int calib_probe_all(struct calib_http *h, double *words, double *tokens, double *weight,
                            size_t *probes)
 {
@@ -153,11 +154,11 @@ static int calib_probe_all(struct calib_http *h, double *words, double *tokens, 
             fprintf(stderr,
                     "%s: probe %zu (%u words) refused (%s); fitting the %zu "
                     "shorter probes\n",
-                    who, i, calib_probe_words[i], err, i);
+                    who, i + 1, calib_probe_words[i], err, i);
             break;
         }
         if (tokens[i] < 0) {
-            ll_errorf("%s: probe %zu (%u words): %s", who, i, calib_probe_words[i], err);
+            ll_errorf("%s: probe %zu (%u words): %s", who, i + 1, calib_probe_words[i], err);
             rc = prc;
             break;
         }
@@ -292,6 +293,8 @@ int calib_probe_run(const struct calib_probe *p, struct calib_fit *fit)
         goto out;
     snprintf(fit->model, sizeof fit->model, "%s", p->model);
     snprintf(fit->source, sizeof fit->source, "%s", h.use_tokenize ? "tokenize" : "usage");
+    snprintf(fit->api, sizeof fit->api, "%s",
+             p->completions ? "openai-completions" : "openai-chat");
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm))

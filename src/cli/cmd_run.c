@@ -762,6 +762,12 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
     /* A shard offers its share of the rate (docs/distributed.md). */
     info.offered_rate_per_s =
         cfg->mode == LOAD_CLOSED ? 0 : cfg->arrival.rate_per_s * runopts_shard_share(cfg);
+    if (cfg->mode == LOAD_CLOSED && cfg->pace_ns > 0) {
+        /* A shard runs the users whose index is K mod N. */
+        uint32_t n = cfg->shards > 1 ? cfg->shards : 1, k = cfg->shards > 1 ? cfg->shard : 0;
+        info.paced_users = cfg->users / n + (k < cfg->users % n);
+        info.pace_ns = cfg->pace_ns;
+    }
     if (cfg->mode == LOAD_SESSIONS)
         session_summary_info(cfg, res, mode, sizeof mode, &info);
     runopts_shard_label(cfg, mode, sizeof mode);

@@ -586,6 +586,30 @@ int run_setup_open(struct run_setup *rs, const struct run_opts *o, struct run_co
     return rc;
 }
 
+/* 1, with why in msg, when fit was made with an API whose prompts a
+ * server counts differently from api's: a chat template (openai-chat,
+ * which a run of anthropic-messages or openai-responses is fitted with,
+ * as calibrate speaks neither) or none (openai-completions, and
+ * openai-embeddings, whose input carries none). A fit that does not say
+ * (a file from before calibrate recorded its API) is not judged. Without
+ * it, a completions run with a chat fit warned only after the load, "the
+ * server counted 0.70x the requested prompt tokens". */
+static int calib_api_mismatch(const struct calib_fit *fit, enum oai_api api, char *msg, size_t len)
+{
+    if (!fit->api[0])
+        return 0;
+    int raw = api == OAI_API_COMPLETIONS || api == OAI_API_EMBEDDINGS;
+    int fit_raw = strcmp(fit->api, "openai-completions") == 0;
+    if (raw == fit_raw)
+        return 0;
+    snprintf(msg, len,
+             "fitted with --api %s, but this run uses --api %s, whose prompts carry %s chat "
+             "template: prompt lengths will be off (calibrate again with --api %s)",
+             fit->api, oai_api_name(api), raw ? "no" : "a",
+             raw ? "openai-completions" : "openai-chat");
+    return 1;
+}
+
 int run_setup_calibrate(struct run_setup *rs, const struct run_opts *o, struct run_config *cfg)
 {
     if (o->calibrate && !rs->stopped_in) {
@@ -613,6 +637,8 @@ int run_setup_calibrate(struct run_setup *rs, const struct run_opts *o, struct r
         calib_probe_print(stderr, "calibrate", &cfg->calib_fit);
     }
     char msg[512];
+    if (o->calibration && calib_api_mismatch(&cfg->calib_fit, cfg->transport.api, msg, sizeof msg))
+        ll_errorf("warning: --calibration %s: %s", o->calibration, msg);
     if (runopts_calib_short(cfg, msg, sizeof msg))
         ll_errorf("warning: %s", msg);
     return LL_EXIT_OK;

@@ -104,7 +104,9 @@ int run_setup_open(struct run_setup *rs, const struct run_opts *o, struct run_co
  * API, model, headers and TLS options, and the fit into
  * cfg->workload.calib and cfg->calib_fit, said on stderr; a stop signal
  * abandons them (LL_EXIT_OK, rs->stopped_in "calibrate"). Nothing when a
- * stop signal came before. Then, with any calibration, a warning when
+ * stop signal came before. Then a warning when --calibration's fit was
+ * made with an API that counts prompts otherwise than the run's (a chat
+ * template, or none), and, with any calibration, a warning when
  * prompts ask for lengths near its intercept (runopts_calib_short). Call
  * it between run_setup_open and run_setup_results (run.json records the
  * fit). Returns LL_EXIT_OK, or LL_EXIT_RUNTIME when the probes failed

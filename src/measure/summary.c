@@ -466,19 +466,59 @@ static void summary_print_table(FILE *f, const struct stats *s)
     fputc('\n', f);
 }
 
+double summary_intended_rate(const struct summary_info *info)
+{
+    if (info->offered_rate_per_s > 0)
+        return info->offered_rate_per_s;
+    if (info->paced_users > 0 && info->pace_ns > 0)
+        return (double)info->paced_users / ((double)info->pace_ns / 1e9);
+    return 0;
+}
+
+/* The throughput line's first figures: what the load intended and what
+ * its schedule realised. An open loop offers a rate; a paced closed loop
+ * intends users / pace ("offered -" read as if --pace 1s --users 2 meant
+ * nothing); an unpaced one has no rate of its own, its users send as
+ * answers come, and says so. */
+static void summary_print_intended(FILE *f, const struct stats *s, const struct summary_info *info)
+{
+    char a[32], e[32], p[32], o[80] = "";
+    uint64_t over = info->offering_ns > 0 ? info->offering_ns : info->window_ns;
+    const char *sched = summary_fmt_double(summary_rate((double)stats_win_scheduled(s), over),
+                                           "%.2f", e, sizeof(e));
+    if (info->offering_ns > 0) {
+        char span[32];
+        snprintf(o, sizeof o, " over the %s of offering",
+                 ll_fmt_duration(info->offering_ns, span, sizeof span));
+    }
+    if (info->offered_rate_per_s > 0)
+        fprintf(f, "throughput: offered %s req/s (scheduled %s req/s%s)",
+                summary_fmt_double(info->offered_rate_per_s, "%.2f", a, sizeof(a)), sched, o);
+    else if (summary_intended_rate(info) > 0)
+        fprintf(
+            f,
+            "throughput: intended %s req/s (%u user%s at one request per %s), scheduled %s req/s%s",
+            summary_fmt_double(summary_intended_rate(info), "%.2f", a, sizeof(a)),
+            info->paced_users, info->paced_users == 1 ? "" : "s",
+            ll_fmt_duration(info->pace_ns, p, sizeof(p)), sched, o);
+    else if (info->closed_loop)
+        fprintf(f,
+                "throughput: closed loop, no intended rate (users send as answers come), "
+                "scheduled %s req/s%s",
+                sched, o);
+    else
+        fprintf(f, "throughput: offered - req/s (scheduled %s req/s%s)", sched, o);
+}
+
 static void summary_print_throughput(FILE *f, const struct stats *s,
                                      const struct summary_info *info)
 {
     char a[32], b[32], c[32], d[32];
-    uint64_t w = info->window_ns, sched = stats_win_scheduled(s);
-    char e[32];
+    uint64_t w = info->window_ns;
+    summary_print_intended(f, s, info);
     fprintf(f,
-            "throughput: offered %s req/s (scheduled %s req/s), sent %s req/s, "
+            ", sent %s req/s, "
             "completed %s req/s (ok %s req/s",
-            info->offered_rate_per_s > 0
-                ? summary_fmt_double(info->offered_rate_per_s, "%.2f", a, sizeof(a))
-                : "-",
-            summary_fmt_double(summary_rate((double)sched, w), "%.2f", e, sizeof(e)),
             summary_fmt_double(summary_rate((double)s->win_sent, w), "%.2f", b, sizeof(b)),
             summary_fmt_double(summary_rate((double)s->win_completed, w), "%.2f", c, sizeof(c)),
             summary_fmt_double(summary_rate((double)s->win_ok, w), "%.2f", d, sizeof(d)));
@@ -490,6 +530,14 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
         fprintf(f, ", dropped unsent %s req/s",
                 summary_fmt_double(summary_rate((double)s->win_dropped, w), "%.2f", a, sizeof(a)));
     fputs(")\n", f);
+    if (info->offering_ns > 0) {
+        char win[32], off[32];
+        fprintf(f,
+                "            (scheduled over the %s to the last arrival; the other rates "
+                "over the %s window, its drain included)\n",
+                ll_fmt_duration(info->offering_ns, off, sizeof off),
+                ll_fmt_duration(w, win, sizeof win));
+    }
     if (info->slo || info->slo_by_class) {
         char which[160];
         if (!info->slo_by_class)

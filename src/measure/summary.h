@@ -72,7 +72,19 @@ struct summary_info {
                                  * ("llmload replay: t.jsonl, ..." of mode "replay t.jsonl, ...") */
     int closed_loop;            /* 1: every output carries the CLOSED LOOP label */
     double offered_rate_per_s;  /* req/s, intended rate; 0 for closed loop */
+    /* A closed loop with --pace: users each start at most one request per
+     * pace_ns, so users / pace is the rate it intends (an upper bound when
+     * an answer takes longer than the pace); 0 = not paced, no rate. */
+    uint32_t paced_users;       /* users (a shard's: its own) */
+    uint64_t pace_ns;           /* ns, --pace */
     uint64_t window_ns;         /* ns, measurement window (rates divide by it) */
+    /* ns from the window's start to the last arrival scheduled in it, when
+     * the window ran on past that arrival for the drain (--requests, a
+     * trace, a stop): the scheduled rate is then over it, so the drain
+     * does not read as a schedule that fell short; 0 when the offering
+     * filled the window (--duration), or none was scheduled after its
+     * start. */
+    uint64_t offering_ns;
     uint64_t warmup_ns;         /* ns, discarded warm-up before the window */
     double inflight_mean;       /* requests, time-weighted mean in flight (driver) */
     double inflight_max;        /* requests, most in flight at once (driver) */

@@ -41,6 +41,11 @@ const struct hist *summary_row_hist(const struct stats *s, const struct summary_
 /* count / window in 1/s, NAN when there is no window. */
 double summary_rate(double count, uint64_t window_ns);
 
+/* The rate the load intended, req/s: the offered rate of an open loop
+ * (or sessions, replay), users / pace of a paced closed loop; 0 when
+ * there is none (an unpaced closed loop). */
+double summary_intended_rate(const struct summary_info *info);
+
 /* sum_ns / n, NAN when n is 0. */
 double summary_mean_ns(uint64_t sum_ns, uint64_t n);
 

@@ -206,7 +206,13 @@ static json_t *summary_throughput_json(const struct stats *s, const struct summa
     json_t *thr = jobj();
     jset(thr, "offered_rate_per_s",
          info->offered_rate_per_s > 0 ? jdouble(info->offered_rate_per_s) : json_null());
+    double intended = summary_intended_rate(info);
+    jset(thr, "intended_rate_per_s", intended > 0 ? jdouble(intended) : json_null());
     jset(thr, "scheduled_rate_per_s", jdouble(summary_rate((double)stats_win_scheduled(s), w)));
+    uint64_t off = info->offering_ns;
+    jset(thr, "offering_ns", off ? ju64(off) : json_null());
+    jset(thr, "scheduled_offering_rate_per_s",
+         off ? jdouble(summary_rate((double)stats_win_scheduled(s), off)) : json_null());
     jset(thr, "send_rate_per_s", jdouble(summary_rate((double)s->win_sent, w)));
     jset(thr, "completion_rate_per_s", jdouble(summary_rate((double)s->win_completed, w)));
     jset(thr, "ok_rate_per_s", jdouble(summary_rate((double)s->win_ok, w)));

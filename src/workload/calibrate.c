@@ -62,6 +62,7 @@ json_t *calib_fit_json(const struct calib_fit *fit)
 {
     json_t *j = json_object();
     json_object_set_new(j, "model", json_string(fit->model));
+    json_object_set_new(j, "api", fit->api[0] ? json_string(fit->api) : json_null());
     json_object_set_new(j, "slope", json_real(fit->slope));
     json_object_set_new(j, "intercept", json_real(fit->intercept));
     json_object_set_new(j, "residual", json_real(fit->residual));
@@ -117,6 +118,21 @@ static int take_error(json_t *j, const char *key, double *out)
     if (!json_is_number(v) || !(json_number_value(v) >= -1) || !isfinite(json_number_value(v)))
         return -1;
     *out = json_number_value(v);
+    return 0;
+}
+
+/* The api member v into buf (cap bytes): absent or null (a file from
+ * before calibrate recorded it) leaves "", the two APIs the probes speak
+ * are copied; 0, or -1 for anything else. */
+static int take_api(json_t *v, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (!v || json_is_null(v))
+        return 0;
+    const char *s = json_string_value(v);
+    if (!s || (strcmp(s, "openai-chat") != 0 && strcmp(s, "openai-completions") != 0))
+        return -1;
+    snprintf(buf, cap, "%s", s);
     return 0;
 }
 
@@ -185,8 +201,8 @@ int calib_fit_load(const char *path, struct calib_fit *out, char *err, size_t er
         snprintf(err, errlen, "%s: expected a JSON object (from llmload calibrate)", path);
         goto fail;
     }
-    static const char *const known[] = {"model",  "slope",  "intercept", "residual",
-                                        "probes", "source", "date",      "spread"};
+    static const char *const known[] = {"model",  "api",    "slope", "intercept", "residual",
+                                        "probes", "source", "date",  "spread"};
     const char *key;
     json_t *v;
     json_object_foreach(j, key, v) {
@@ -195,7 +211,7 @@ int calib_fit_load(const char *path, struct calib_fit *out, char *err, size_t er
             i++;
         if (i == LL_ARRAY_LEN(known)) {
             snprintf(err, errlen,
-                     "%s: %s: unknown field (allowed: model, slope, intercept, "
+                     "%s: %s: unknown field (allowed: model, api, slope, intercept, "
                      "residual, probes, source, date, spread)",
                      path, key);
             goto fail;
@@ -241,6 +257,10 @@ int calib_fit_load(const char *path, struct calib_fit *out, char *err, size_t er
         take_string(j, "source", out->source, sizeof out->source) != 0 ||
         take_string(j, "date", out->date, sizeof out->date) != 0) {
         snprintf(err, errlen, "%s: model, source and date: expected short strings", path);
+        goto fail;
+    }
+    if (take_api(json_object_get(j, "api"), out->api, sizeof out->api) != 0) {
+        snprintf(err, errlen, "%s: api: expected \"openai-chat\" or \"openai-completions\"", path);
         goto fail;
     }
     rc = 0;

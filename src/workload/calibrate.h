@@ -8,12 +8,14 @@
  * hits the target. The fit is saved as
  * one JSON object:
  *
- *   {"model": "m", "slope": 1.3, "intercept": 9, "residual": 0.4,
+ *   {"model": "m", "api": "openai-chat", "slope": 1.3, "intercept": 9, "residual": 0.4,
  *    "probes": 10, "source": "usage", "date": "2024-05-01T12:00:00Z",
  *    "spread": {"requests": 24, "targets": [32, 64, 128], "error_mean": -0.004,
  *               "error_min": -0.062, "error_max": 0.047}}
  *
- * residual is the root mean square of the fit's errors, tokens. spread
+ * api is the API the probes spoke, "openai-chat" (a chat template in the
+ * count) or "openai-completions" (none); absent or null in a file from an
+ * older llmload: not known. residual is the root mean square of the fit's errors, tokens. spread
  * (absent or null: not measured) is the per-request error of prompts
  * built by the fit for the target lengths, as the server counted them:
  * (counted - target) / target, a fraction. */
@@ -40,6 +42,7 @@ struct calib_spread {
 
 struct calib_fit {
     char model[CALIB_MODEL_MAX];  /* the model the probes asked for ("" = unknown) */
+    char api[24];                 /* "openai-chat" or "openai-completions" ("" = unknown) */
     double slope;                 /* tokens per word, > 0 */
     double intercept;             /* tokens added to every prompt (chat template), may be < 0 */
     double residual;              /* RMS error of the fit over the probes, tokens */
@@ -73,7 +76,7 @@ int calib_fit_save(const char *path, const struct calib_fit *fit, char *err, siz
 
 /* Read a fit saved by calib_fit_save. Returns 0, or LL_E_IO / LL_E_INVAL
  * with one line in err naming the file and field and what was expected
- * (slope must be a number in (0, 100], intercept in [-1e6, 1e6]; spread's
+ * (api absent, null, "openai-chat" or "openai-completions"; slope must be a number in (0, 100], intercept in [-1e6, 1e6]; spread's
  * requests a whole number >= 1, its targets up to CALIB_SPREAD_TARGETS_MAX
  * ascending whole numbers >= 1, its errors numbers >= -1, min <= mean <=
  * max). Unknown fields are errors. */

@@ -701,7 +701,10 @@ static void test_calibrate_auto(void **state)
             100 * close, ratio);
     assert_true(close == 1.0);
     ASSERT_NEAR(ratio, 1.0, 0.01);
-    assert_non_null(strstr(e, "calibrate: probe 6 (256 words) refused"));
+    /* Probes are numbered from 1: the seventh (256 words) was refused,
+     * the six before it fitted. */
+    assert_non_null(strstr(e, "calibrate: probe 7 (256 words) refused ("));
+    assert_non_null(strstr(e, "); fitting the 6 shorter probes\n"));
     assert_non_null(strstr(e, "over 6 probes (usage)"));
     assert_non_null(strstr(e, "calibrate: spread: "));
     assert_null(strstr(e, "warning"));
@@ -919,6 +922,70 @@ static void test_calibrate_flag_errors(void **state)
     harness_tmp_end();
 }
 
+/* The fit records the API its probes spoke, and a run that uses a fit
+ * with an API that counts prompts otherwise (a chat template, or none)
+ * says so on stderr, once, before its load: the parent recorded no API
+ * and warned only after the run ("0.70x the requested prompt tokens"). A
+ * file without "api" (an older llmload's) loads and is not judged. */
+static void test_calibration_api(void **state)
+{
+    const char *sargs[] = {"--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    harness_tmp_begin();
+    char cal[600], old[600], bad[600], url[200];
+    harness_tmp_path(cal, sizeof cal, "cal.json");
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *cargs[] = {"calibrate", "--url", url, "--api", "openai-chat", "--out", cal, NULL};
+    free(harness_run_expect(cargs, 60, 0, NULL));
+    json_t *f = json_load_file(cal, 0, NULL);
+    assert_string_equal(harness_sval(f, "api"), "openai-chat");
+    json_decref(f);
+    struct calib_fit fit;
+    char err[300];
+    assert_int_equal(calib_fit_load(cal, &fit, err, sizeof err), 0);
+    assert_string_equal(fit.api, "openai-chat");
+
+    const char *want = "warning: --calibration %s: fitted with --api openai-chat, but this run "
+                       "uses --api openai-completions, whose prompts carry no chat template";
+    char line[900];
+    snprintf(line, sizeof line, want, cal);
+    const char *comp[] = {"--api", "openai-completions", "--rate", "100",           "--requests",
+                          "3",     "--output-tokens",    "1",      "--calibration", cal,
+                          NULL};
+    char *e = NULL;
+    harness_results_free(harness_run_client(NULL, comp, HARNESS_RC_OK_OR_INVALID, &e));
+    if (count_of(e, line) != 1)
+        fail_msg("expected one \"%s\" on stderr:\n%s", line, e);
+    free(e);
+    /* The same API, and one calibrate cannot speak (fitted on chat, as
+     * calibrate's --api advises): no warning. */
+    const char *apis[] = {"openai-chat", "anthropic-messages"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *same[] = {"--api",           apis[i], "--rate",        "100", "--requests", "3",
+                              "--output-tokens", "1",     "--calibration", cal,   NULL};
+        harness_results_free(harness_run_client(NULL, same, HARNESS_RC_OK_OR_INVALID, &e));
+        assert_null(strstr(e, "fitted with --api"));
+        free(e);
+    }
+    /* An older file, no "api": loads, not judged. */
+    harness_tmp_file(old, sizeof old, "old.json",
+                     "{\"model\": \"m\", \"slope\": 1.0, \"intercept\": 0.0}\n");
+    assert_int_equal(calib_fit_load(old, &fit, err, sizeof err), 0);
+    assert_string_equal(fit.api, "");
+    const char *oargs[] = {"--api", "openai-completions", "--rate", "100",           "--requests",
+                           "3",     "--output-tokens",    "1",      "--calibration", old,
+                           NULL};
+    harness_results_free(harness_run_client(NULL, oargs, HARNESS_RC_OK_OR_INVALID, &e));
+    assert_null(strstr(e, "fitted with --api"));
+    free(e);
+    harness_tmp_file(bad, sizeof bad, "bad.json",
+                     "{\"api\": \"openai-responses\", \"slope\": 1.0, \"intercept\": 0.0}\n");
+    assert_int_not_equal(calib_fit_load(bad, &fit, err, sizeof err), 0);
+    char msg[800];
+    snprintf(msg, sizeof msg, "%s: api: expected \"openai-chat\" or \"openai-completions\"", bad);
+    assert_string_equal(err, msg);
+}
+
 /* A server that is not there: a one-line reason and exit 3, no file. */
 static void test_calibrate_no_server(void **state)
 {
@@ -929,7 +996,7 @@ static void test_calibrate_no_server(void **state)
                            "--out", cal, NULL};
     char *e = NULL;
     free(harness_run_expect(cargs, 60, 3, &e));
-    assert_non_null(strstr(e, "calibrate: probe 0"));
+    assert_non_null(strstr(e, "calibrate: probe 1 (4 words): "));
     free(e);
     size_t len;
     char *t = harness_read_file(cal, &len);
@@ -1004,6 +1071,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_calibrate_sim, harness_sim_teardown)
              cmocka_unit_test_teardown(test_calibrate_auto, teardown_all),
              cmocka_unit_test_teardown(test_calibrated_short_prompts, teardown_all),
              cmocka_unit_test_teardown(test_replay_calibrated, teardown_all),
+             cmocka_unit_test_teardown(test_calibration_api, teardown_all),
              cmocka_unit_test(test_calibrate_flag_errors),
              cmocka_unit_test(test_calibrate_no_server),
              cmocka_unit_test_teardown(test_calibrate_tls_options, teardown_tls))

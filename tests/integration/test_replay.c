@@ -62,7 +62,12 @@ static void check_replay_of_dump(double scale, const char *scale_arg)
     free(run_llmload(run_args, 0, 0));
     const char *rep_args[] = {"replay", dump, "--url", url, "--out", out, "--quiet",
                               "--seed", "7", "--ignore-eos", "--time-scale", scale_arg, NULL};
-    free(run_llmload(rep_args, 0, 1)); /* 1: INVALID when a wake-up was over 1 ms late */
+    int status = -1;
+    char *rep_out = NULL, *rep_err = NULL;
+    assert_int_equal(harness_run(rep_args, 60, &status, &rep_out, &rep_err), 0);
+    if (status != 0 && status != 1) /* 1: INVALID when a wake-up was over 1 ms late */
+        fail_msg("llmload replay exited %d\nstdout:\n%s\nstderr:\n%s", status, rep_out, rep_err);
+    free(rep_err);
     harness_sim_teardown(NULL);
 
     struct harness_recs *d = harness_recs_load(dump);
@@ -86,6 +91,26 @@ static void check_replay_of_dump(double scale, const char *scale_arg)
         assert_int_equal(harness_ival(got, "output_tokens"), harness_ival(want, "max_tokens"));
     }
     json_t *s = harness_summary_load(out);
+    /* The window runs on past the last line for the drain, so the
+     * scheduled rate is over the offering, from 0 to the last line: the
+     * trace's own rate, which replay offers (the same count over the same
+     * span), not a shortfall. The parent printed scheduled / window. */
+    int64_t last = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (harness_ival(r->items[i], "sched_ns") > last)
+            last = harness_ival(r->items[i], "sched_ns");
+    json_t *thr = json_object_get(s, "throughput");
+    assert_int_equal(harness_ival(thr, "offering_ns"), last);
+    double offered = harness_num(thr, "offered_rate_per_s");
+    ASSERT_REL(harness_num(thr, "scheduled_offering_rate_per_s"), offered, 1e-9);
+    ASSERT_REL(offered, 60.0 / ((double)last / 1e9), 1e-9);
+    assert_true(harness_num(thr, "scheduled_rate_per_s") < offered);
+    char want[160];
+    snprintf(want, sizeof want, "throughput: offered %.2f req/s (scheduled %.2f req/s over the ",
+             offered, offered);
+    if (!strstr(rep_out, want) || !strstr(rep_out, "window, its drain included)\n"))
+        fail_msg("replay's throughput line: expected \"%s\":\n%s", want, rep_out);
+    free(rep_out);
     json_t *late = json_object_get(json_object_get(s, "latency_ns"), "schedule_lateness");
     int64_t p99 = harness_ival(late, "p99");
     fprintf(stderr, "replay x%s: schedule lateness p99 %.3f ms, max %.3f ms over %lld requests\n",

@@ -81,6 +81,13 @@ static void test_co_closed_loop(void **state)
     ASSERT_NEAR(e2e[5], 5000 * MS, 250 * MS);         /* the one stalled request */
     json_t *s = harness_summary_load(dir);
     assert_true(json_is_true(json_object_get(s, "closed_loop")));
+    /* It intended 1 req/s (one user, --pace 1s) and realised 0.6 (six over
+     * the 10 s window); the parent said nothing it intended. */
+    json_t *thr = json_object_get(s, "throughput");
+    ASSERT_NEAR(harness_num(thr, "intended_rate_per_s"), 1.0, 1e-12);
+    assert_true(harness_is_null(thr, "offered_rate_per_s"));
+    ASSERT_NEAR(harness_num(thr, "scheduled_rate_per_s"), 0.6, 1e-9);
+    assert_true(harness_is_null(thr, "offering_ns"));
     json_decref(s);
     harness_recs_free(r);
     harness_results_free(dir);

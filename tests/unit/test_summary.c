@@ -242,7 +242,10 @@ static void test_print(void **state)
               sizeof(line));
     find_line(out, "unfinished: ", line, sizeof(line));
     assert_string_equal(line, "unfinished: 3 scheduled requests have no record");
-    find_line(out, "throughput: offered - req/s", line, sizeof(line));
+    /* A closed loop offers no rate, and says so rather than "offered -". */
+    find_line(out, "throughput: ", line, sizeof(line));
+    assert_non_null(strstr(line, "throughput: closed loop, no intended rate (users send as "
+                                 "answers come), scheduled "));
     free(out);
 
     /* A replay's header names its command, and the mode's leading
@@ -413,6 +416,95 @@ static void test_throughput_dropped(void **state)
     ASSERT_NEAR(jnum(j, "throughput", "completion_rate_per_s", NULL), 10.0, 1e-9);
     ASSERT_NEAR(jnum(j, "throughput", "dropped_rate_per_s", NULL), 7.0, 1e-9);
     ASSERT_NEAR(jnum(j, "throughput", "send_rate_per_s", NULL), 3.0, 1e-9);
+    json_decref(j);
+    stats_free(&s);
+}
+
+/* A paced closed loop intends users / pace, and says it where an open
+ * loop says what it offered: --users 2 --pace 1s read "offered - req/s"
+ * before. summary.json's intended_rate_per_s carries it; offered stays
+ * null for a closed loop. */
+static void test_throughput_intended(void **state)
+{
+    (void)state;
+    struct stats s;
+    struct summary_info info;
+    ten_requests(&s, 3, REC_CLIENT_DROPPED);
+    info_one_second(&info, "closed-loop, 4 users, pace 2.00s");
+    info.closed_loop = 1;
+    info.paced_users = 4;
+    info.pace_ns = 2 * LL_NS_PER_SEC;
+    char *out = print_to_string(&s, &info);
+    char line[256];
+    find_line(out, "throughput: ", line, sizeof line);
+    assert_string_equal(line, "throughput: intended 2.00 req/s (4 users at one request per "
+                              "2.00s), scheduled 10.00 req/s, sent 3.00 req/s, completed 10.00 "
+                              "req/s (ok 3.00 req/s, dropped unsent 7.00 req/s)");
+    free(out);
+    json_t *j = summary_json(&s, &info);
+    ASSERT_NEAR(jnum(j, "throughput", "intended_rate_per_s", NULL), 2.0, 1e-12);
+    assert_true(json_is_null(jpath(j, "throughput", "offered_rate_per_s", NULL)));
+    json_decref(j);
+    /* One user; and an open loop's intended rate is what it offered. */
+    info.paced_users = 1;
+    out = print_to_string(&s, &info);
+    find_line(out, "throughput: ", line, sizeof line);
+    assert_non_null(strstr(line, "throughput: intended 0.50 req/s (1 user at one request per "
+                                 "2.00s), scheduled 10.00 req/s,"));
+    free(out);
+    info_one_second(&info, "open-loop poisson 20/s");
+    info.offered_rate_per_s = 20;
+    j = summary_json(&s, &info);
+    ASSERT_NEAR(jnum(j, "throughput", "intended_rate_per_s", NULL), 20.0, 1e-12);
+    json_decref(j);
+    /* Unpaced: no intended rate. */
+    info_one_second(&info, "closed-loop, 4 users");
+    info.closed_loop = 1;
+    j = summary_json(&s, &info);
+    assert_true(json_is_null(jpath(j, "throughput", "intended_rate_per_s", NULL)));
+    json_decref(j);
+    stats_free(&s);
+}
+
+/* A window that ran past the last arrival (--requests, a trace) holds
+ * the drain: the scheduled rate is over the offering, not the window, or
+ * a replay of 16 lines over 3 s read "offered 5.33 req/s (scheduled 1.66
+ * req/s)", a schedule that seemed to fall short. The other rates stay
+ * over the window, and summary.json's scheduled_rate_per_s too. */
+static void test_throughput_offering(void **state)
+{
+    (void)state;
+    struct stats s;
+    struct summary_info info;
+    ten_requests(&s, 3, REC_CLIENT_DROPPED);
+    info_one_second(&info, "replay t.jsonl, 10 requests, offsets x1");
+    info.offered_rate_per_s = 25;
+    info.offering_ns = 400 * LL_NS_PER_MS;
+    char *out = print_to_string(&s, &info);
+    char line[256];
+    find_line(out, "throughput: ", line, sizeof line);
+    assert_string_equal(line, "throughput: offered 25.00 req/s (scheduled 25.00 req/s over the "
+                              "400.00ms of offering), sent 3.00 req/s, completed 10.00 req/s (ok "
+                              "3.00 req/s, dropped unsent 7.00 req/s)");
+    find_line(out, "            (scheduled over", line, sizeof line);
+    assert_string_equal(line, "            (scheduled over the 400.00ms to the last arrival; the "
+                              "other rates over the 1.00s window, its drain included)");
+    free(out);
+    json_t *j = summary_json(&s, &info);
+    ASSERT_NEAR(jnum(j, "throughput", "scheduled_rate_per_s", NULL), 10.0, 1e-12);
+    ASSERT_NEAR(jnum(j, "throughput", "scheduled_offering_rate_per_s", NULL), 25.0, 1e-12);
+    assert_int_equal(jint(j, "throughput", "offering_ns", NULL), 400 * LL_NS_PER_MS);
+    json_decref(j);
+    /* The offering filled the window (--duration): as before. */
+    info.offering_ns = 0;
+    out = print_to_string(&s, &info);
+    find_line(out, "throughput: ", line, sizeof line);
+    assert_non_null(strstr(line, "throughput: offered 25.00 req/s (scheduled 10.00 req/s), "));
+    assert_null(strstr(out, "(scheduled over"));
+    free(out);
+    j = summary_json(&s, &info);
+    assert_true(json_is_null(jpath(j, "throughput", "offering_ns", NULL)));
+    assert_true(json_is_null(jpath(j, "throughput", "scheduled_offering_rate_per_s", NULL)));
     json_decref(j);
     stats_free(&s);
 }
@@ -1037,6 +1129,7 @@ static void test_endpoints(void **state)
 
 TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
           cmocka_unit_test(test_littles_law_dropped), cmocka_unit_test(test_throughput_dropped),
+          cmocka_unit_test(test_throughput_intended), cmocka_unit_test(test_throughput_offering),
           cmocka_unit_test(test_endpoints), cmocka_unit_test(test_prompt_note),
           cmocka_unit_test(test_cold), cmocka_unit_test(test_json),
           cmocka_unit_test(test_cut_short), cmocka_unit_test(test_attainment_of_judged),
