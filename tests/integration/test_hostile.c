@@ -1314,20 +1314,29 @@ static void test_unknown_host(void **state)
 
 /* ---- TLS ------------------------------------------------------------------ */
 
+/* harness_tmp_begin, then openssl s_server with a self-signed
+ * certificate for 127.0.0.1 (cur_aux): its https URL and the certificate's
+ * path. Skips the case where the openssl CLI is absent (make deps installs
+ * it). */
+static void tls_case_start(char *url, size_t url_len, char *cert, size_t cert_len)
+{
+    harness_tmp_begin();
+    const char *why;
+    if (harness_tls_server_start("127.0.0.1", "IP:127.0.0.1", url, url_len, cert, cert_len,
+                                 &cur_aux, &why) != 0) {
+        print_message("%s: TLS case skipped\n", why);
+        skip();
+    }
+}
+
 /* A server whose certificate is self-signed, without --cacert: the
  * handshake fails verification and each request is a transport_error
  * naming the certificate (and with --cacert it passes). The certificate is made at test time with
  * the openssl CLI and served by `openssl s_server -www`; without openssl the test is skipped. */
 static void test_tls_self_signed(void **state)
 {
-    harness_tmp_begin();
     char cert[600], url[64];
-    const char *why;
-    if (harness_tls_server_start("127.0.0.1", "IP:127.0.0.1", url, sizeof url, cert, sizeof cert,
-                                 &cur_aux, &why) != 0) {
-        print_message("%s: TLS case skipped\n", why);
-        skip();
-    }
+    tls_case_start(url, sizeof url, cert, sizeof cert);
     struct run r;
     run_case_ex(url, "r", NULL, 3, 0, &r);
     assert_all_kind(r.recs, "transport_error");
@@ -1407,14 +1416,8 @@ static void test_probe_hint_proxy_407(void **state)
 
 static void test_probe_hint_tls(void **state)
 {
-    harness_tmp_begin();
     char cert[600], url[64];
-    const char *why;
-    if (harness_tls_server_start("127.0.0.1", "IP:127.0.0.1", url, sizeof url, cert, sizeof cert,
-                                 &cur_aux, &why) != 0) {
-        print_message("%s: TLS case skipped\n", why);
-        skip();
-    }
+    tls_case_start(url, sizeof url, cert, sizeof cert);
     probe_hint_case(url, NULL,
                     "(is its certificate one this machine trusts? --cacert FILE names its CA, "
                     "--insecure skips the check)\n");

@@ -1473,6 +1473,21 @@ static void test_stop_fall_beyond_noise(void **state)
     assert_stop(p, &set, NULL);
 }
 
+/* n points at the offered rates, each with ok (all met) counts in windows
+ * of window_s, the first steady ones steady. */
+static void counted_points(struct sweep_point *p, size_t n, const double *offered,
+                           const uint64_t *ok, double window_s, size_t steady)
+{
+    memset(p, 0, n * sizeof *p);
+    for (size_t i = 0; i < n; i++) {
+        p[i].offered_rps = offered[i];
+        p[i].met_n = p[i].ok_n = ok[i];
+        p[i].window_s = window_s;
+        p[i].goodput_rps = p[i].completed_rps = (double)ok[i] / window_s;
+        p[i].steady = i < steady;
+    }
+}
+
 /* The plateau (--rates auto) must be beyond counting noise too: 13
  * completions in 2 s at 4.62 req/s offered, then 13 again at 6.2 (1.34
  * x) with the last step unsteady: up less than 5%, but a server that
@@ -1488,14 +1503,7 @@ static void test_stop_plateau_beyond_noise(void **state)
     struct sweep_point p[4];
     static const double offered[4] = {3.84, 4.62, 5.4, 6.2};
     static const uint64_t noise[4] = {10, 13, 12, 13};
-    memset(p, 0, sizeof p);
-    for (int i = 0; i < 4; i++) {
-        p[i].offered_rps = offered[i];
-        p[i].met_n = p[i].ok_n = noise[i];
-        p[i].window_s = 2;
-        p[i].goodput_rps = p[i].completed_rps = (double)noise[i] / 2;
-        p[i].steady = i < 3;
-    }
+    counted_points(p, 4, offered, noise, 2, 3);
     assert_stop(p, &set, NULL);
     /* Without windows, the 5% rule alone: a plateau, as before. */
     for (int i = 0; i < 4; i++)
@@ -1503,12 +1511,7 @@ static void test_stop_plateau_beyond_noise(void **state)
     assert_stop(p, &set, "throughput plateau: 6.5 req/s completed at 6.2 req/s offered");
     static const double real_offered[4] = {10, 20, 25, 30};
     static const uint64_t real[4] = {100, 200, 205, 200};
-    for (int i = 0; i < 4; i++) {
-        p[i].offered_rps = real_offered[i];
-        p[i].met_n = p[i].ok_n = real[i];
-        p[i].window_s = 10;
-        p[i].goodput_rps = p[i].completed_rps = (double)real[i] / 10;
-    }
+    counted_points(p, 4, real_offered, real, 10, 3);
     assert_stop(p, &set, "throughput plateau: 20 req/s completed at 30 req/s offered");
     /* Steady at the last: no plateau, whatever the counts. */
     p[3].steady = 1;
@@ -1532,14 +1535,7 @@ static void test_stop_plateau_widest_span(void **state)
     static const double offered[6] = {8, 9.6, 10.6, 11.7, 12.9, 14.2};
     static const uint64_t ok[6] = {80, 96, 100, 100, 101, 100};
     struct sweep_point p[6];
-    memset(p, 0, sizeof p);
-    for (int i = 0; i < 6; i++) {
-        p[i].offered_rps = offered[i];
-        p[i].met_n = p[i].ok_n = ok[i];
-        p[i].window_s = 10;
-        p[i].goodput_rps = p[i].completed_rps = (double)ok[i] / 10;
-        p[i].steady = i < 2;
-    }
+    counted_points(p, 6, offered, ok, 10, 2);
     char reason[256];
     for (size_t n = 3; n <= 5; n++)
         if (sweep_stop_check(p, n, &set, reason, sizeof reason))
