@@ -134,10 +134,13 @@ static void test_co_open_loop(void **state)
 }
 
 /* Throughput counts completions by time inside the window, so a capped
- * client shows the server's rate, not the offered one: 2 slots of 0.1 s
- * serve 20/s whatever 40/s is offered. Also: the cap's queue is FIFO, a
- * new arrival never overtaking one that waits (Poisson arrivals make
- * overtaking likely if it were possible). */
+ * client shows the server's rate, not the offered one: 2 slots of about
+ * 0.1 s serve about 20/s whatever 40/s is offered. The server's own pace
+ * is the ground truth: 2 over the mean time a request held its slot (end
+ * - sent), which a loaded box stretches (.ci/run once read 16.3/s against
+ * a fixed 20 +- 3, the sim's steps slower, not the client's count wrong).
+ * Also: the cap's queue is FIFO, a new arrival never overtaking one that
+ * waits (Poisson arrivals make overtaking likely if it were possible). */
 static void test_capped_rate_and_fifo(void **state)
 {
     const char *sargs[] = {SIM_100MS, NULL};
@@ -148,11 +151,20 @@ static void test_capped_rate_and_fifo(void **state)
     json_t *s = harness_summary_load(dir);
     json_t *thr = json_object_get(s, "throughput");
     double done = json_real_value(json_object_get(thr, "completion_rate_per_s"));
-    ASSERT_NEAR(done, 20.0, 3.0);
     json_decref(s);
 
     struct harness_recs *r = harness_requests_load(dir);
     assert_int_equal(r->n, 80);
+    double hold = 0;
+    for (size_t i = 0; i < r->n; i++)
+        hold +=
+            (double)(harness_ival(r->items[i], "end_ns") - harness_ival(r->items[i], "sent_ns")) /
+            1e9 / (double)r->n;
+    double served = 2 / hold;
+    if (!(fabs(done - served) <= 0.1 * served) || !(done < 0.75 * 40))
+        fail_msg("completed %.2f/s; the server's pace, 2 slots over a mean hold of %.1f ms, "
+                 "%.2f/s (10%%); offered 40/s",
+                 done, hold * 1e3, served);
     /* Sent in schedule order: sort by sent_ns, ids must then increase. */
     int64_t sent_of[80];
     for (size_t i = 0; i < r->n; i++) {
