@@ -1,13 +1,11 @@
 /* findings.c: the sweep's findings (see sweep.h): the SLO capacity over
  * the points (per traffic class: classfind.c), the knee, headroom, forecast, cost,
- * recovery and drain, the first limit the server reached (from the
- * server figures joined to each step and the client's latencies), and the
- * findings in words (the rules in words are in docs/sweep.md). */
+ * recovery and drain, and the findings in words (the rules in words are in
+ * docs/sweep.md); the first limit the server reached is firstlimit.c's. */
 #include "sweep/sweep.h"
 
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,31 +280,15 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
     routing_findings(steps, n, out);
 }
 
-/* Append to a bounded buffer. */
-static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
-{
-    if (*at >= len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(buf + *at, len - *at, fmt, ap);
-    va_end(ap);
-    if (k > 0)
-        *at = LL_MIN(len - 1, *at + (size_t)k);
-}
-
 /* The end of a capacity line: the step after the capacity that failed
  * (next_fails, at next_rps, for reason), else none_failed. */
 static void put_next_step(char *buf, size_t len, size_t *at, int next_fails, double next_rps,
                           const char *reason, const char *none_failed)
 {
     if (next_fails)
-        put(buf, len, at, "; next step %.4g req/s fails: %s\n", next_rps, reason);
+        ll_putf(buf, len, at, "; next step %.4g req/s fails: %s\n", next_rps, reason);
     else
-        put(buf, len, at, "; %s\n", none_failed);
+        ll_putf(buf, len, at, "; %s\n", none_failed);
 }
 
 /* "what: r1, r2, ..." of n rates, of which the first SWEEP_MAX_UNKNOWN are
@@ -314,11 +296,11 @@ static void put_next_step(char *buf, size_t len, size_t *at, int next_fails, dou
 static void put_rates(char *buf, size_t len, size_t *at, const char *what, const double *r,
                       size_t n)
 {
-    put(buf, len, at, "%s: ", what);
+    ll_putf(buf, len, at, "%s: ", what);
     for (size_t i = 0; i < LL_MIN(n, (size_t)SWEEP_MAX_UNKNOWN); i++)
-        put(buf, len, at, "%s%.4g", i ? ", " : "", r[i]);
+        ll_putf(buf, len, at, "%s%.4g", i ? ", " : "", r[i]);
     if (n > SWEEP_MAX_UNKNOWN)
-        put(buf, len, at, ", ...");
+        ll_putf(buf, len, at, ", ...");
 }
 
 /* The capacity line of the findings text. */
@@ -332,25 +314,25 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
         snprintf(slo, sizeof slo, "each class's own SLO");
     const char *what = fd->have_slo ? "SLO capacity" : "capacity (no SLO: steady, errors in limit)";
     if (fd->capacity_found) {
-        put(buf, len, at, "%s: %.4g req/s", what, fd->capacity_rps);
+        ll_putf(buf, len, at, "%s: %.4g req/s", what, fd->capacity_rps);
         if (fd->have_slo)
-            put(buf, len, at, " (%s at %.4g%% attainment, steady)", slo, 100 * set->attainment);
+            ll_putf(buf, len, at, " (%s at %.4g%% attainment, steady)", slo, 100 * set->attainment);
         put_next_step(buf, len, at, fd->next_fails, fd->next_fail_rps, fd->next_fail_reason,
                       "no step failed: the capacity is at least this");
     } else if (fd->next_fails) {
-        put(buf, len, at, "%s: not found: the lowest %sstep %.4g req/s already fails: %s\n", what,
-            unjudged_below(fd, fd->next_fail_rps) ? "judged " : "", fd->next_fail_rps,
-            fd->next_fail_reason);
+        ll_putf(buf, len, at, "%s: not found: the lowest %sstep %.4g req/s already fails: %s\n",
+                what, unjudged_below(fd, fd->next_fail_rps) ? "judged " : "", fd->next_fail_rps,
+                fd->next_fail_reason);
     } else if (fd->n_unknown || fd->have_cut || fd->n_empty) {
-        put(buf, len, at, "%s: not found: no step could be judged\n", what);
+        ll_putf(buf, len, at, "%s: not found: no step could be judged\n", what);
     } else {
-        put(buf, len, at, "%s: not found (no steps)\n", what);
+        ll_putf(buf, len, at, "%s: not found (no steps)\n", what);
     }
     if (fd->n_disputed) {
         put_rates(buf, len, at, "disputed", fd->disputed_rps, fd->n_disputed);
-        put(buf, len, at,
-            " req/s failed below a passing rate and passed when re-run (--confirm): "
-            "counted as passing\n");
+        ll_putf(buf, len, at,
+                " req/s failed below a passing rate and passed when re-run (--confirm): "
+                "counted as passing\n");
     }
     if (fd->next_fails && fd->passed_above_rps > 0) {
         /* A re-run that was INVALID is neither a confirmation nor no re-run:
@@ -365,33 +347,34 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
                      (unsigned)fd->next_fail_reruns_unjudged);
         else
             snprintf(rerun, sizeof rerun, " (not re-run)");
-        put(buf, len, at,
-            "not monotonic: %.4g req/s passed above the failing %.4g req/s; the capacity "
-            "stops at the first failure%s\n",
-            fd->passed_above_rps, fd->next_fail_rps, rerun);
+        ll_putf(buf, len, at,
+                "not monotonic: %.4g req/s passed above the failing %.4g req/s; the capacity "
+                "stops at the first failure%s\n",
+                fd->passed_above_rps, fd->next_fail_rps, rerun);
     }
     if (fd->n_unknown) {
         char whose[512];
         sweep_late_whose_list(fd->unknown_rps, fd->unknown_cause, fd->n_unknown, whose,
                               sizeof whose);
         put_rates(buf, len, at, "not judged", fd->unknown_rps, fd->n_unknown);
-        put(buf, len, at,
-            " req/s (INVALID: %s moved their latencies); the capacity and the knee rest on the "
-            "other steps\n",
-            whose);
+        ll_putf(buf, len, at,
+                " req/s (INVALID: %s moved their latencies); the capacity and the knee rest on the "
+                "other steps\n",
+                whose);
         if (fd->capacity_unknown)
-            put(buf, len, at,
-                "capacity unknown: no step could be judged; rerun on a quieter machine or "
-                "with more --threads (the sweep is INVALID)\n");
+            ll_putf(buf, len, at,
+                    "capacity unknown: no step could be judged; rerun on a quieter machine or "
+                    "with more --threads (the sweep is INVALID)\n");
     }
     if (fd->have_cut)
-        put(buf, len, at,
-            "interrupted: %.4g req/s (a stop signal cut its step short: no verdict); the "
-            "capacity and the knee rest on the other steps\n",
-            fd->cut_rps);
+        ll_putf(buf, len, at,
+                "interrupted: %.4g req/s (a stop signal cut its step short: no verdict); the "
+                "capacity and the knee rest on the other steps\n",
+                fd->cut_rps);
     if (fd->n_empty) {
         put_rates(buf, len, at, "empty", fd->empty_rps, fd->n_empty);
-        put(buf, len, at, " req/s (%s); the capacity and the knee rest on the other steps\n",
+        ll_putf(
+            buf, len, at, " req/s (%s); the capacity and the knee rest on the other steps\n",
             fd->empty_cancelled
                 ? "no request in the window the SLO could judge: the client cancelled every one "
                   "before the SLO was decided, or none was scheduled"
@@ -399,14 +382,14 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
                   "--step-duration");
     }
     if (fd->capacity_coarse && !fd->capacity_unknown && fd->capacity_found)
-        put(buf, len, at,
-            "the capacity lies between %.4g and %.4g req/s: a step between them could "
-            "not be judged\n",
-            fd->capacity_rps, fd->next_fail_rps);
+        ll_putf(buf, len, at,
+                "the capacity lies between %.4g and %.4g req/s: a step between them could "
+                "not be judged\n",
+                fd->capacity_rps, fd->next_fail_rps);
     else if (fd->capacity_coarse && !fd->capacity_unknown)
-        put(buf, len, at,
-            "the capacity lies below %.4g req/s: a step below it could not be judged\n",
-            fd->next_fail_rps);
+        ll_putf(buf, len, at,
+                "the capacity lies below %.4g req/s: a step below it could not be judged\n",
+                fd->next_fail_rps);
 }
 
 /* The knee, headroom, forecast and cost lines of the findings text. */
@@ -414,34 +397,36 @@ static void put_sizing(const struct sweep_findings *fd, const struct sweep_setti
                        size_t len, size_t *at)
 {
     if (fd->knee.found)
-        put(buf, len, at,
-            "saturation knee: %.3g req/s offered (completions follow at slope %.2f below it, "
-            "%.2f above; %.3g req/s at the knee)\n",
-            fd->knee.knee_x, fabs(fd->knee.slope_below) < 0.005 ? 0 : fd->knee.slope_below,
-            fabs(fd->knee.slope_above) < 0.005 ? 0 : fd->knee.slope_above, fd->knee.y_at_knee);
+        ll_putf(buf, len, at,
+                "saturation knee: %.3g req/s offered (completions follow at slope %.2f below it, "
+                "%.2f above; %.3g req/s at the knee)\n",
+                fd->knee.knee_x, fabs(fd->knee.slope_below) < 0.005 ? 0 : fd->knee.slope_below,
+                fabs(fd->knee.slope_above) < 0.005 ? 0 : fd->knee.slope_above, fd->knee.y_at_knee);
     else
-        put(buf, len, at, "saturation knee: not found (completions kept following offered load)\n");
+        ll_putf(buf, len, at,
+                "saturation knee: not found (completions kept following offered load)\n");
     if (*at + 1 < len) { /* beside the knee: the limit the server reached first */
         sweep_first_limit_text(&fd->first_limit, buf + *at, len - *at);
         *at += strlen(buf + *at);
     }
     if (fd->capacity_found)
-        put(buf, len, at, "headroom: operate at <= %.3g req/s (%.0f%% of the %s)\n",
-            fd->operate_rps, 100 * set->headroom, fd->have_slo ? "SLO capacity" : "capacity");
+        ll_putf(buf, len, at, "headroom: operate at <= %.3g req/s (%.0f%% of the %s)\n",
+                fd->operate_rps, 100 * set->headroom, fd->have_slo ? "SLO capacity" : "capacity");
     if (set->forecast_rps > 0) {
         if (fd->replicas_needed)
-            put(buf, len, at,
-                "forecast: %.4g req/s needs %u replica%s (each at %.0f%% of its measured "
-                "capacity %.3g req/s)\n",
-                set->forecast_rps, fd->replicas_needed, fd->replicas_needed == 1 ? "" : "s",
-                100 * set->headroom, fd->capacity_rps / set->replicas);
+            ll_putf(buf, len, at,
+                    "forecast: %.4g req/s needs %u replica%s (each at %.0f%% of its measured "
+                    "capacity %.3g req/s)\n",
+                    set->forecast_rps, fd->replicas_needed, fd->replicas_needed == 1 ? "" : "s",
+                    100 * set->headroom, fd->capacity_rps / set->replicas);
         else
-            put(buf, len, at, "forecast: %.4g req/s: no capacity found to size it\n",
-                set->forecast_rps);
+            ll_putf(buf, len, at, "forecast: %.4g req/s: no capacity found to size it\n",
+                    set->forecast_rps);
     }
     if (set->cost_per_hour > 0 && isfinite(fd->cost_at_capacity))
-        put(buf, len, at, "cost: %.4g per million output tokens at the capacity (%.4g/h x %u)\n",
-            fd->cost_at_capacity, set->cost_per_hour, set->replicas);
+        ll_putf(buf, len, at,
+                "cost: %.4g per million output tokens at the capacity (%.4g/h x %u)\n",
+                fd->cost_at_capacity, set->cost_per_hour, set->replicas);
 }
 
 /* The recovery line of the findings text (a recovery step ran). */
@@ -449,39 +434,40 @@ static void put_recovery(const struct sweep_findings *fd, char *buf, size_t len,
 {
     const struct sweep_recovery *rc = &fd->recovery;
     char a[16], b[16];
-    put(buf, len, at, "recovery: ");
+    ll_putf(buf, len, at, "recovery: ");
     if (fd->overload_rps > 0) {
-        put(buf, len, at, "after %s at %.3g req/s", ll_fmt_duration(fd->switch_ns, a, sizeof a),
-            fd->overload_rps);
+        ll_putf(buf, len, at, "after %s at %.3g req/s", ll_fmt_duration(fd->switch_ns, a, sizeof a),
+                fd->overload_rps);
         if (isfinite(fd->backlog_at_switch))
-            put(buf, len, at, " (%.0f in flight at the switch)", fd->backlog_at_switch);
-        put(buf, len, at, ", then %.3g req/s: ", fd->recovery_rps);
+            ll_putf(buf, len, at, " (%.0f in flight at the switch)", fd->backlog_at_switch);
+        ll_putf(buf, len, at, ", then %.3g req/s: ", fd->recovery_rps);
     } else {
-        put(buf, len, at, "at %.3g req/s: ", fd->recovery_rps);
+        ll_putf(buf, len, at, "at %.3g req/s: ", fd->recovery_rps);
     }
     if (rc->first_miss_ns == LL_NO_TIME && fd->lead_in_passed)
-        put(buf, len, at,
+        ll_putf(
+            buf, len, at,
             "latency within the SLO from the switch, but %.4g req/s passed as a load step: "
             "it overloaded nothing, so there was nothing to recover from (raise the top rate)\n",
             fd->overload_rps);
     else if (rc->first_miss_ns == LL_NO_TIME)
-        put(buf, len, at, "latency within the SLO from the %s\n",
-            fd->overload_rps > 0 ? "switch" : "start");
+        ll_putf(buf, len, at, "latency within the SLO from the %s\n",
+                fd->overload_rps > 0 ? "switch" : "start");
     else if (rc->recovery_ns == LL_NO_TIME)
-        put(buf, len, at,
-            "latency not back inside the SLO within the step (last miss %s "
-            "after the %s)\n",
-            ll_fmt_duration(rc->last_miss_ns - fd->switch_ns, a, sizeof a),
-            fd->overload_rps > 0 ? "switch" : "start");
+        ll_putf(buf, len, at,
+                "latency not back inside the SLO within the step (last miss %s "
+                "after the %s)\n",
+                ll_fmt_duration(rc->last_miss_ns - fd->switch_ns, a, sizeof a),
+                fd->overload_rps > 0 ? "switch" : "start");
     else if (rc->first_miss_ns > fd->switch_ns)
-        put(buf, len, at, "latency back inside the SLO %s after the %s (first miss at +%s)\n",
-            ll_fmt_duration(rc->recovery_ns, a, sizeof a),
-            fd->overload_rps > 0 ? "switch" : "start",
-            ll_fmt_duration(rc->first_miss_ns - fd->switch_ns, b, sizeof b));
+        ll_putf(buf, len, at, "latency back inside the SLO %s after the %s (first miss at +%s)\n",
+                ll_fmt_duration(rc->recovery_ns, a, sizeof a),
+                fd->overload_rps > 0 ? "switch" : "start",
+                ll_fmt_duration(rc->first_miss_ns - fd->switch_ns, b, sizeof b));
     else
-        put(buf, len, at, "latency back inside the SLO %s after the %s\n",
-            ll_fmt_duration(rc->recovery_ns, a, sizeof a),
-            fd->overload_rps > 0 ? "switch" : "start");
+        ll_putf(buf, len, at, "latency back inside the SLO %s after the %s\n",
+                ll_fmt_duration(rc->recovery_ns, a, sizeof a),
+                fd->overload_rps > 0 ? "switch" : "start");
 }
 
 /* The hold rule's line of the findings text (some load step is short). */
@@ -491,21 +477,22 @@ static void put_short(const struct sweep_findings *fd, const struct sweep_settin
     char what[64];
     snprintf(what, sizeof what, "short steps (%zu of %zu)", fd->n_short, fd->n_load_steps);
     put_rates(buf, len, at, what, fd->short_rps, fd->n_short);
-    put(buf, len, at, " req/s held less than %.3gx their own E2E p99", sweep_min_hold_factor(set));
+    ll_putf(buf, len, at, " req/s held less than %.3gx their own E2E p99",
+            sweep_min_hold_factor(set));
     if (fd->n_short_steady == 0) {
         /* Overloaded: the backlog, so the E2E p99, grows with the hold. */
-        put(buf, len, at,
-            "; all overloaded (not steady): no hold is long enough for a growing "
-            "backlog, and their failures stand\n");
+        ll_putf(buf, len, at,
+                "; all overloaded (not steady): no hold is long enough for a growing "
+                "backlog, and their failures stand\n");
         return;
     }
     if (fd->capacity_short)
-        put(buf, len, at, "; the capacity rests on short steps");
+        ll_putf(buf, len, at, "; the capacity rests on short steps");
     else if (fd->knee.found)
-        put(buf, len, at, "; the knee's fit includes them");
-    put(buf, len, at,
-        ": lengthen --step-duration (--step-duration auto: raise "
-        "--max-step-duration)\n");
+        ll_putf(buf, len, at, "; the knee's fit includes them");
+    ll_putf(buf, len, at,
+            ": lengthen --step-duration (--step-duration auto: raise "
+            "--max-step-duration)\n");
 }
 
 const char *sweep_class_not_judged_why(const struct sweep_class_finding *cf)
@@ -531,14 +518,14 @@ static void put_class_unjudged(const struct sweep_class_finding *cf, char *buf, 
         snprintf(what, sizeof what, "class %s, no request of it in a judged step (not judged)",
                  cf->name);
         put_rates(buf, len, at, what, cf->unsent_rps, cf->n_unsent);
-        put(buf, len, at, " req/s; its capacity rests on the other steps\n");
+        ll_putf(buf, len, at, " req/s; its capacity rests on the other steps\n");
     }
     if (cf->n_cancelled) {
         snprintf(what, sizeof what,
                  "class %s, every request of it the client cancelled%s (not judged)", cf->name,
                  cf->have_slo ? " before its SLO was decided" : "");
         put_rates(buf, len, at, what, cf->cancelled_rps, cf->n_cancelled);
-        put(buf, len, at, " req/s; its capacity rests on the other steps\n");
+        ll_putf(buf, len, at, " req/s; its capacity rests on the other steps\n");
     }
 }
 
@@ -550,27 +537,27 @@ static void put_class(const struct sweep_findings *fd, const struct sweep_class_
     if (cf->have_slo)
         slo_format(&cf->slo, cslo, sizeof cslo);
     const char *cwhat = cf->have_slo ? "SLO capacity" : "capacity (no SLO)";
-    put(buf, len, at, "class %s: ", cf->name);
+    ll_putf(buf, len, at, "class %s: ", cf->name);
     if (cf->capacity_found) {
-        put(buf, len, at, "%s %.4g req/s", cwhat, cf->capacity_rps);
+        ll_putf(buf, len, at, "%s %.4g req/s", cwhat, cf->capacity_rps);
         if (cf->have_slo)
-            put(buf, len, at, " (%s%s)", cslo, cf->own_slo ? ", its own" : "");
+            ll_putf(buf, len, at, " (%s%s)", cslo, cf->own_slo ? ", its own" : "");
         put_next_step(buf, len, at, cf->next_fails, cf->next_fail_rps, cf->next_fail_reason,
                       "no step failed for it");
     } else if (cf->next_fails) {
         /* Steps below it that sent none of the class, or that could not
          * be judged, were run: it is the lowest of the others, not the
          * lowest step. */
-        put(buf, len, at, "%s not found: the lowest %sstep%s %.4g req/s already fails: %s\n", cwhat,
-            unjudged_below(fd, cf->next_fail_rps) || cf->n_unmeasured ? "judged " : "",
-            cf->n_cancelled    ? " that judged a request of it,"
-            : cf->n_unmeasured ? " with a request of it,"
-                               : "",
-            cf->next_fail_rps, cf->next_fail_reason);
+        ll_putf(buf, len, at, "%s not found: the lowest %sstep%s %.4g req/s already fails: %s\n",
+                cwhat, unjudged_below(fd, cf->next_fail_rps) || cf->n_unmeasured ? "judged " : "",
+                cf->n_cancelled    ? " that judged a request of it,"
+                : cf->n_unmeasured ? " with a request of it,"
+                                   : "",
+                cf->next_fail_rps, cf->next_fail_reason);
     } else if (cf->n_unmeasured) {
-        put(buf, len, at, "%s not found (%s)\n", cwhat, sweep_class_not_judged_why(cf));
+        ll_putf(buf, len, at, "%s not found (%s)\n", cwhat, sweep_class_not_judged_why(cf));
     } else {
-        put(buf, len, at, "%s not found (no steps)\n", cwhat);
+        ll_putf(buf, len, at, "%s not found (no steps)\n", cwhat);
     }
     if (cf->capacity_found || cf->next_fails)
         put_class_unjudged(cf, buf, len, at);
@@ -585,16 +572,16 @@ static void put_endpoint(const struct sweep_endpoint_finding *ef, char *buf, siz
         snprintf(times, sizeof times, "%.3gx", ef->ratio);
     else
         snprintf(times, sizeof times, "above");
-    put(buf, len, at, "endpoint %zu (%.200s) had %s %s the others' at %.4g req/s ", ef->endpoint,
-        ef->url ? ef->url : "?", ef->error_rate ? "an error rate" : "TTFT p99", times,
-        ef->offered_rps);
+    ll_putf(buf, len, at, "endpoint %zu (%.200s) had %s %s the others' at %.4g req/s ",
+            ef->endpoint, ef->url ? ef->url : "?", ef->error_rate ? "an error rate" : "TTFT p99",
+            times, ef->offered_rps);
     if (ef->error_rate)
-        put(buf, len, at, "(%.1f%% against %.1f%%", 100 * ef->value, 100 * ef->others);
+        ll_putf(buf, len, at, "(%.1f%% against %.1f%%", 100 * ef->value, 100 * ef->others);
     else
-        put(buf, len, at, "(%s against %s", ll_fmt_duration((uint64_t)ef->value, a, sizeof a),
-            ll_fmt_duration((uint64_t)ef->others, b, sizeof b));
-    put(buf, len, at, "; %zu of %zu steps): an uneven replica or routing\n", ef->n_out,
-        ef->n_judged);
+        ll_putf(buf, len, at, "(%s against %s", ll_fmt_duration((uint64_t)ef->value, a, sizeof a),
+                ll_fmt_duration((uint64_t)ef->others, b, sizeof b));
+    ll_putf(buf, len, at, "; %zu of %zu steps): an uneven replica or routing\n", ef->n_out,
+            ef->n_judged);
 }
 
 void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_settings *set,
@@ -609,8 +596,9 @@ void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_set
     if (fd->have_recovery)
         put_recovery(fd, buf, len, &at);
     if (fd->drain_ns)
-        put(buf, len, &at, "drain: the last loaded step took %s to finish after offering stopped\n",
-            ll_fmt_duration(fd->drain_ns, a, sizeof a));
+        ll_putf(buf, len, &at,
+                "drain: the last loaded step took %s to finish after offering stopped\n",
+                ll_fmt_duration(fd->drain_ns, a, sizeof a));
     if (fd->n_short)
         put_short(fd, set, buf, len, &at);
     for (size_t k = 0; k < fd->n_classes; k++)
@@ -618,394 +606,11 @@ void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_set
     for (size_t k = 0; k < fd->n_endpoints; k++)
         put_endpoint(&fd->endpoints[k], buf, len, &at);
     for (size_t k = 0; k < fd->n_routing && k < SWEEP_MAX_UNKNOWN; k++)
-        put(buf, len, &at, "step %zu (%.4g req/s): %s\n", fd->routing_step[k], fd->routing_rps[k],
-            fd->routing_text[k]);
+        ll_putf(buf, len, &at, "step %zu (%.4g req/s): %s\n", fd->routing_step[k],
+                fd->routing_rps[k], fd->routing_text[k]);
     if (fd->n_routing > SWEEP_MAX_UNKNOWN)
-        put(buf, len, &at, "routing imbalance in %zu more steps\n",
-            fd->n_routing - SWEEP_MAX_UNKNOWN);
-    put(buf, len, &at, "stopped: %s\n",
-        stop_reason && *stop_reason ? stop_reason : "every rate was run");
-}
-
-/* ---- the first limit --------------------------------------------------- */
-
-const char *sweep_limit_kind_name(enum sweep_limit_kind k)
-{
-    switch (k) {
-    case SWEEP_LIMIT_BATCH: return "batch";
-    case SWEEP_LIMIT_KV_CACHE: return "kv_cache";
-    case SWEEP_LIMIT_PREFILL: return "prefill";
-    case SWEEP_LIMIT_ADMISSION: return "admission";
-    case SWEEP_LIMIT_COMPUTE: return "compute";
-    default: return "unknown";
-    }
-}
-
-const char *sweep_first_limit_latency(const struct sweep_first_limit *fl)
-{
-    if (fl->ttft_failed_rps > 0 && fl->tpot_failed_rps > 0)
-        return fl->ttft_failed_rps < fl->tpot_failed_rps   ? "ttft"
-               : fl->tpot_failed_rps < fl->ttft_failed_rps ? "tpot"
-                                                           : "both";
-    if (fl->ttft_failed_rps > 0)
-        return "ttft";
-    if (fl->tpot_failed_rps > 0)
-        return "tpot";
-    return "neither";
-}
-
-/* Whether a step takes part: loaded, judged (neither INVALID, interrupted
- * nor empty: sweep_step_judged). */
-static int limit_step(const struct sweep_step *s)
-{
-    return !s->f.recovery && sweep_step_judged(s);
-}
-
-/* The steps that take part, in offered order (run order among equal
- * rates), into ord; returns how many. */
-static size_t steps_by_offered(const struct sweep_step *steps, size_t n, size_t *ord)
-{
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!limit_step(&steps[i]))
-            continue;
-        size_t j = m++;
-        while (j > 0 && steps[ord[j - 1]].f.offered_rps > steps[i].f.offered_rps) {
-            ord[j] = ord[j - 1];
-            j--;
-        }
-        ord[j] = i;
-    }
-    return m;
-}
-
-/* Whether p99 v (ns) of a latency fails: over the SLO threshold slo_ns
- * when there is one, else over SWEEP_LATENCY_RISE times base_ns and
- * min_ns above it. */
-static int latency_failed(uint64_t v, uint64_t base_ns, uint64_t slo_ns, uint64_t min_ns)
-{
-    if (slo_ns)
-        return v > slo_ns;
-    return (double)v > SWEEP_LATENCY_RISE * (double)base_ns && v > base_ns + min_ns;
-}
-
-/* One latency's p99 v at the next step (offered rps) of latency_view: the
- * first one seen is the base; until it fails, each is the value "at". */
-static void latency_step(uint64_t v, double rps, uint64_t slo_ns, uint64_t min_ns, int *have,
-                         uint64_t *base_ns, uint64_t *at_ns, double *failed_rps)
-{
-    if (!*have) {
-        *have = 1;
-        *base_ns = v;
-    }
-    if (!*failed_rps) {
-        *at_ns = v;
-        if (latency_failed(v, *base_ns, slo_ns, min_ns))
-            *failed_rps = rps;
-    }
-}
-
-/* The client's view: where TTFT and TPOT p99 first failed (fl's
- * ttft_/tpot_ fields), over the steps in offered order. */
-static void latency_view(const struct sweep_step *steps, const size_t *ord, size_t m,
-                         const struct sweep_settings *set, struct sweep_first_limit *fl)
-{
-    int have_ttft = 0, have_tpot = 0;
-    for (size_t i = 0; i < m; i++) {
-        const struct sweep_step *s = &steps[ord[i]];
-        if (s->stats.by_kind[REC_OK] == 0)
-            continue;
-        latency_step(s->ttft_ns[3], s->f.offered_rps, set->slo.ttft_ns, SWEEP_TTFT_RISE_MIN_NS,
-                     &have_ttft, &fl->ttft_base_ns, &fl->ttft_at_ns, &fl->ttft_failed_rps);
-        if (hist_count(s->stats.tpot) == 0)
-            continue;
-        latency_step(s->tpot_ns[3], s->f.offered_rps, set->slo.tpot_ns, SWEEP_TPOT_RISE_MIN_NS,
-                     &have_tpot, &fl->tpot_base_ns, &fl->tpot_at_ns, &fl->tpot_failed_rps);
-    }
-}
-
-static double nan_max(double a, double b)
-{
-    return isnan(a) ? b : isnan(b) ? a : LL_MAX(a, b);
-}
-
-/* The limit step s shows, by the rule at enum sweep_limit_kind (seqs: the
- * engine's batch bound, 0 = unknown; tpot_base_ns: the lowest step's TPOT
- * p99, 0 = none); SWEEP_LIMIT_UNKNOWN with *held 1 when the queue grew but
- * seqs is unknown, *held 0 when nothing held. */
-static enum sweep_limit_kind step_limit(const struct sweep_step *s, uint32_t seqs,
-                                        uint64_t tpot_base_ns, int *held)
-{
-    const struct sweep_server *v = &s->f.server;
-    *held = 1;
-    if (s->stats.by_kind[REC_HTTP_429] > 0)
-        return SWEEP_LIMIT_ADMISSION;
-    int waiting = v->waiting_max >= 1; /* NAN compares false */
-    if (v->preemptions >= 1 || (v->kv_max >= SWEEP_KV_FULL && waiting))
-        return SWEEP_LIMIT_KV_CACHE;
-    if (seqs && v->running_max >= (double)seqs && waiting)
-        return SWEEP_LIMIT_BATCH;
-    /* A request that arrives during a step waits for the next one: the
-     * queue grew when it held more than one step's arrivals on average
-     * (a step lasts about a TPOT; p99: the longest steps of a batch that
-     * grows). */
-    double one_step =
-        hist_count(s->stats.tpot) ? s->f.offered_rps * (double)s->tpot_ns[3] / 1e9 : 0;
-    if (v->waiting_max >= SWEEP_QUEUE_MAX_MIN &&
-        v->waiting_mean >= LL_MAX(SWEEP_QUEUE_MEAN_MIN, one_step))
-        return seqs && v->running_max < (double)seqs ? SWEEP_LIMIT_PREFILL : SWEEP_LIMIT_UNKNOWN;
-    /* In flight grew (or the TTFT tail rose) with nothing queued: the
-     * requests wait inside the batch, whose steps slow as it grows. */
-    if (!s->steady && !isnan(v->running_max) && (!seqs || v->running_max < (double)seqs) &&
-        tpot_base_ns && hist_count(s->stats.tpot) &&
-        (double)s->tpot_ns[3] >= SWEEP_COMPUTE_TPOT_RISE * (double)tpot_base_ns)
-        return SWEEP_LIMIT_COMPUTE;
-    *held = 0;
-    return SWEEP_LIMIT_UNKNOWN;
-}
-
-void sweep_first_limit(const struct sweep_step *steps, size_t n, const struct sweep_settings *set,
-                       struct sweep_first_limit *out)
-{
-    memset(out, 0, sizeof *out);
-    out->running_max = out->kv_max = out->kv_capacity_tokens = NAN;
-    out->preemptions = out->queue_before = out->queue_max = out->queue_mean = NAN;
-    out->prompt_tps = NAN;
-    out->max_seqs = set->engine_seqs;
-    out->max_seqs_source = set->engine_seqs ? set->engine_seqs_source : NULL;
-    size_t *ord = ll_malloc((n + 1) * sizeof *ord);
-    size_t m = steps_by_offered(steps, n, ord);
-    latency_view(steps, ord, m, set, out);
-    double kv_exported = NAN;
-    for (size_t i = 0; i < m; i++) {
-        const struct sweep_server *v = &steps[ord[i]].f.server;
-        /* A server figure that some scrape filled: the running gauge is
-         * the one every known engine exports. */
-        if (v->present && !isnan(v->running_max))
-            out->server_metrics = 1;
-        if (v->kv_capacity_tokens > 0)
-            kv_exported = v->kv_capacity_tokens;
-    }
-    if (set->engine_kv_tokens) {
-        out->kv_capacity_tokens = (double)set->engine_kv_tokens;
-        out->kv_capacity_source = "engine_limits";
-    } else if (kv_exported > 0) {
-        out->kv_capacity_tokens = kv_exported;
-        out->kv_capacity_source = "metrics";
-    }
-    size_t at = m;
-    for (size_t i = 0; i < m && at == m; i++) {
-        int held = 0;
-        enum sweep_limit_kind k =
-            step_limit(&steps[ord[i]], set->engine_seqs, out->tpot_base_ns, &held);
-        if (held) {
-            at = i;
-            out->kind = k;
-        }
-    }
-    if (at < m) {
-        const struct sweep_step *s = &steps[ord[at]];
-        const struct sweep_server *v = &s->f.server;
-        out->reached = 1;
-        out->step = ord[at];
-        out->step_index = s->f.index;
-        out->offered_rps = s->f.offered_rps;
-        out->running_max = v->running_max;
-        out->kv_max = v->kv_max;
-        out->preemptions = v->preemptions;
-        out->queue_mean = v->waiting_mean;
-        out->queue_before = at > 0 ? steps[ord[at - 1]].f.server.waiting_max : NAN;
-        for (size_t i = at; i < m; i++)
-            out->queue_max = nan_max(out->queue_max, steps[ord[i]].f.server.waiting_max);
-        if (v->has_span && v->span_to_ns > v->span_from_ns && !isnan(v->prompt_tokens))
-            out->prompt_tps = v->prompt_tokens / ((double)(v->span_to_ns - v->span_from_ns) / 1e9);
-        out->rejected = s->stats.by_kind[REC_HTTP_429];
-        out->tpot_step_ns = hist_count(s->stats.tpot) ? s->tpot_ns[3] : 0;
-        out->timeouts = s->stats.by_kind[REC_TIMEOUT_CONNECT] +
-                        s->stats.by_kind[REC_TIMEOUT_FIRST_TOKEN] +
-                        s->stats.by_kind[REC_TIMEOUT_IDLE] + s->stats.by_kind[REC_TIMEOUT_TOTAL];
-    } else {
-        /* Nothing held: the evidence is the largest each figure got. */
-        for (size_t i = 0; i < m; i++) {
-            const struct sweep_server *v = &steps[ord[i]].f.server;
-            out->running_max = nan_max(out->running_max, v->running_max);
-            out->kv_max = nan_max(out->kv_max, v->kv_max);
-            out->queue_max = nan_max(out->queue_max, v->waiting_max);
-            if (!isnan(v->preemptions))
-                out->preemptions =
-                    (isnan(out->preemptions) ? 0 : out->preemptions) + v->preemptions;
-        }
-    }
-    free(ord);
-}
-
-/* "p99 A -> B" of a latency, in parentheses (with a space before) when
- * paren; "p99 B" when A is B (the lowest step is the one it failed at: an
- * SLO's threshold, not a rise, failed it). */
-static void put_rise(char *buf, size_t len, size_t *at, uint64_t base, uint64_t to, int paren)
-{
-    char a[16], b[16];
-    ll_fmt_duration(base, a, sizeof a);
-    ll_fmt_duration(to, b, sizeof b);
-    put(buf, len, at, "%sp99 %s%s%s%s", paren ? " (" : "", base == to ? "" : a,
-        base == to ? "" : " -> ", b, paren ? ")" : "");
-}
-
-/* The client's half of the line: which latency failed first. */
-static void put_latency(const struct sweep_first_limit *fl, char *buf, size_t len, size_t *at)
-{
-    const char *first = sweep_first_limit_latency(fl);
-    if (strcmp(first, "neither") == 0) {
-        put(buf, len, at, "TTFT and TPOT held");
-        return;
-    }
-    if (strcmp(first, "both") == 0) {
-        put(buf, len, at, "TTFT and TPOT failed together at %.4g req/s (TTFT ",
-            fl->ttft_failed_rps);
-        put_rise(buf, len, at, fl->ttft_base_ns, fl->ttft_at_ns, 0);
-        put(buf, len, at, ", TPOT ");
-        put_rise(buf, len, at, fl->tpot_base_ns, fl->tpot_at_ns, 0);
-        put(buf, len, at, ")");
-        return;
-    }
-    int ttft = strcmp(first, "ttft") == 0;
-    const char *one = ttft ? "TTFT" : "TPOT", *other = ttft ? "TPOT" : "TTFT";
-    double other_rps = ttft ? fl->tpot_failed_rps : fl->ttft_failed_rps;
-    put(buf, len, at, "%s failed %s from %.4g req/s", one, other_rps > 0 ? "first" : "alone",
-        ttft ? fl->ttft_failed_rps : fl->tpot_failed_rps);
-    if (ttft)
-        put_rise(buf, len, at, fl->ttft_base_ns, fl->ttft_at_ns, 1);
-    else
-        put_rise(buf, len, at, fl->tpot_base_ns, fl->tpot_at_ns, 1);
-    if (other_rps > 0)
-        put(buf, len, at, ", %s from %.4g req/s", other, other_rps);
-    else
-        put(buf, len, at, ", %s held", other);
-    if (ttft)
-        put_rise(buf, len, at, fl->tpot_base_ns, fl->tpot_at_ns, 1);
-    else
-        put_rise(buf, len, at, fl->ttft_base_ns, fl->ttft_at_ns, 1);
-}
-
-/* "running R/S" at the step, "running at most R" (and "/S" when the bound
- * is known) over the sweep when no step reached a limit. */
-static void put_running(const struct sweep_first_limit *fl, char *buf, size_t len, size_t *at)
-{
-    if (isnan(fl->running_max))
-        return;
-    put(buf, len, at, "running %s%.0f", fl->reached && fl->max_seqs ? "" : "at most ",
-        fl->running_max);
-    if (fl->max_seqs)
-        put(buf, len, at, "/%u", fl->max_seqs);
-}
-
-static void put_kv(const struct sweep_first_limit *fl, char *buf, size_t len, size_t *at)
-{
-    if (isnan(fl->kv_max))
-        return;
-    put(buf, len, at, "; KV %.0f%%", 100 * fl->kv_max);
-    if (fl->kv_capacity_tokens > 0)
-        put(buf, len, at, " of %.0f tokens", fl->kv_capacity_tokens);
-    if (!isnan(fl->preemptions))
-        put(buf, len, at, ", %.0f preemption%s", fl->preemptions, fl->preemptions == 1 ? "" : "s");
-}
-
-static void put_queue(const struct sweep_first_limit *fl, char *buf, size_t len, size_t *at)
-{
-    if (isnan(fl->queue_max))
-        return;
-    put(buf, len, at, "; queue then grew %.0f -> %.0f",
-        isnan(fl->queue_before) ? 0.0 : fl->queue_before, fl->queue_max);
-}
-
-void sweep_first_limit_text(const struct sweep_first_limit *fl, char *buf, size_t len)
-{
-    size_t at = 0;
-    if (len)
-        buf[0] = '\0';
-    if (!fl->reached) {
-        if (!fl->server_metrics) {
-            put(buf, len, &at, "first limit: unknown (no server metrics); the client alone: ");
-        } else {
-            put(buf, len, &at, "first limit: none reached (");
-            put_running(fl, buf, len, &at);
-            put_kv(fl, buf, len, &at);
-            if (!isnan(fl->queue_max))
-                put(buf, len, &at, "; queue at most %.0f", fl->queue_max);
-            put(buf, len, &at, "; no 429); ");
-        }
-        put_latency(fl, buf, len, &at);
-        put(buf, len, &at, "\n");
-        return;
-    }
-    switch (fl->kind) {
-    case SWEEP_LIMIT_ADMISSION:
-        put(buf, len, &at,
-            "first policy: admission (%" PRIu64 " requests refused with 429 at %.4g req/s, "
-            "step %u: the server's queue or rate limit",
-            fl->rejected, fl->offered_rps, fl->step_index);
-        if (!isnan(fl->running_max)) {
-            put(buf, len, &at, "; ");
-            put_running(fl, buf, len, &at);
-        }
-        if (!isnan(fl->queue_max))
-            put(buf, len, &at, "; queue at most %.0f", fl->queue_max);
-        put(buf, len, &at, ")");
-        break;
-    case SWEEP_LIMIT_KV_CACHE:
-        put(buf, len, &at, "first limit: KV cache (at %.4g req/s, step %u: ", fl->offered_rps,
-            fl->step_index);
-        put(buf, len, &at, "KV %.0f%%", 100 * (isnan(fl->kv_max) ? 0 : fl->kv_max));
-        if (fl->kv_capacity_tokens > 0)
-            put(buf, len, &at, " of %.0f tokens", fl->kv_capacity_tokens);
-        if (!isnan(fl->preemptions))
-            put(buf, len, &at, ", %.0f preemption%s", fl->preemptions,
-                fl->preemptions == 1 ? "" : "s");
-        put(buf, len, &at, "; ");
-        put_running(fl, buf, len, &at);
-        put_queue(fl, buf, len, &at);
-        put(buf, len, &at, ")");
-        break;
-    case SWEEP_LIMIT_BATCH:
-        put(buf, len, &at, "first limit: the batch (");
-        put_running(fl, buf, len, &at);
-        put(buf, len, &at, " = max sequences from %.4g req/s, step %u", fl->offered_rps,
-            fl->step_index);
-        put_kv(fl, buf, len, &at);
-        put_queue(fl, buf, len, &at);
-        put(buf, len, &at, ")");
-        break;
-    case SWEEP_LIMIT_PREFILL:
-        put(buf, len, &at, "first limit: prefill (the queue grew at %.4g req/s, step %u, with ",
-            fl->offered_rps, fl->step_index);
-        put_running(fl, buf, len, &at);
-        put_kv(fl, buf, len, &at);
-        if (!isnan(fl->prompt_tps))
-            put(buf, len, &at, "; prompt tokens %.4g/s", fl->prompt_tps);
-        put_queue(fl, buf, len, &at);
-        put(buf, len, &at, ")");
-        break;
-    case SWEEP_LIMIT_COMPUTE:
-        put(buf, len, &at,
-            "first limit: compute (at %.4g req/s, step %u, not steady with no queue "
-            "growing: ",
-            fl->offered_rps, fl->step_index);
-        put_running(fl, buf, len, &at);
-        put_kv(fl, buf, len, &at);
-        put(buf, len, &at, "; each step slows as the batch grows: TPOT ");
-        put_rise(buf, len, &at, fl->tpot_base_ns, fl->tpot_step_ns, 0);
-        put(buf, len, &at, ")");
-        break;
-    default:
-        put(buf, len, &at, "first limit: unknown (the queue grew at %.4g req/s, step %u, with ",
-            fl->offered_rps, fl->step_index);
-        put_running(fl, buf, len, &at);
-        put_kv(fl, buf, len, &at);
-        put_queue(fl, buf, len, &at);
-        put(buf, len, &at, ": the batch or prefill; --engine-limits seqs=N tells them apart)");
-        break;
-    }
-    put(buf, len, &at, "; ");
-    put_latency(fl, buf, len, &at);
-    put(buf, len, &at, "\n");
+        ll_putf(buf, len, &at, "routing imbalance in %zu more steps\n",
+                fd->n_routing - SWEEP_MAX_UNKNOWN);
+    ll_putf(buf, len, &at, "stopped: %s\n",
+            stop_reason && *stop_reason ? stop_reason : "every rate was run");
 }

@@ -137,6 +137,18 @@ size_t ll_list_item(const char *p, char *out, size_t outlen)
     return len;
 }
 
+void ll_putf(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+    if (*at >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *at, len - *at, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *at = LL_MIN(len - 1, *at + (size_t)k);
+}
+
 char *ll_trim(char *s)
 {
     while (isspace((unsigned char)*s))

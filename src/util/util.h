@@ -85,6 +85,11 @@ size_t ll_list_item(const char *p, char *out, size_t outlen);
 /* s without its leading blanks (white space), its trailing ones cut in
  * place: the two sides of an item's NAME=VALUE or METRIC<VALUE. */
 char *ll_trim(char *s);
+/* printf-style append to buf (len bytes) at *at, which moves past what
+ * was written; what does not fit is cut, buf stays NUL-terminated, and
+ * once full later calls write nothing (the findings in words). */
+void ll_putf(char *buf, size_t len, size_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* v in decimal, exactly as printf's %llu writes it (no NUL): the digit
  * count, and ll_fmt_u64 writes them to dst (room for ll_u64_digits(v), at

@@ -129,6 +129,24 @@ static void test_list_item(void **state)
 
 /* ll_fmt_u64 writes what printf's %llu does, at every digit count and
  * around every power of ten. */
+/* ll_putf appends and moves at; what does not fit is cut, the buffer stays
+ * a string, and once full nothing more is written. */
+static void test_putf(void **state)
+{
+    (void)state;
+    char buf[8];
+    size_t at = 0;
+    ll_putf(buf, sizeof buf, &at, "%s=%d", "ab", 1);
+    assert_string_equal(buf, "ab=1");
+    assert_int_equal(at, 4);
+    ll_putf(buf, sizeof buf, &at, ", %s", "cdef");
+    assert_string_equal(buf, "ab=1, c");
+    assert_int_equal(at, 7);
+    ll_putf(buf, sizeof buf, &at, "x");
+    assert_string_equal(buf, "ab=1, c");
+    assert_int_equal(at, 7);
+}
+
 static void test_fmt_u64(void **state)
 {
     uint64_t vals[200];
@@ -488,5 +506,5 @@ TEST_MAIN(cmocka_unit_test(test_spawn), cmocka_unit_test(test_path_find),
           cmocka_unit_test(test_shell_run), cmocka_unit_test(test_grow),
           cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_count),
           cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_http_list_has),
-          cmocka_unit_test(test_list_item), cmocka_unit_test(test_fmt_u64),
-          cmocka_unit_test(test_http_date))
+          cmocka_unit_test(test_list_item), cmocka_unit_test(test_putf),
+          cmocka_unit_test(test_fmt_u64), cmocka_unit_test(test_http_date))
