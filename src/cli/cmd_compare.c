@@ -336,8 +336,6 @@ static int allowed(const char *k, char *const *allow, size_t n_allow)
     return 0;
 }
 
-/* The workload keys where b and c differ, as a JSON array of
- * {key, baseline, candidate}. */
 /* The keys of b's and c's run.json config, of the nk named, whose values
  * differ: [{key, baseline, candidate}]. Caller owns it. */
 static json_t *keys_diffs(const struct side *b, const struct side *c, const char *const *keys,
@@ -357,6 +355,8 @@ static json_t *keys_diffs(const struct side *b, const struct side *c, const char
     return a;
 }
 
+/* The workload keys where b and c differ, as a JSON array of
+ * {key, baseline, candidate}. */
 static json_t *config_diffs(const struct side *b, const struct side *c)
 {
     return keys_diffs(b, c, workload_keys, LL_ARRAY_LEN(workload_keys));
