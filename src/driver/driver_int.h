@@ -129,6 +129,9 @@ struct driver {
     uint64_t guard_total;            /* closed loop, sessions: this shard's share of the guard */
     _Atomic uint64_t tokens_offered;
     _Atomic int spend_stop;
+    /* The schedule ran out (--requests, a trace's end) before --duration
+     * ended it: the window then ends with the last response (run_window). */
+    _Atomic int ran_out;
     _Atomic uint32_t done_offering; /* workers that stopped offering (drain once all have) */
     struct slo *cls_slo;            /* per class: its own SLO, else the run's */
     int any_slo;                    /* --slo, or a class's own: the run has an SLO */

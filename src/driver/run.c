@@ -537,17 +537,18 @@ static void run_merge(struct driver *d, struct driver_result *res)
 }
 
 /* Window: the measurement window's length, [warmup, duration], or up to
- * the last record's end for a run bounded by --requests, stopped by a
- * signal or by the spend guard (its drain is part of what it measured; a
- * full --duration would dilute every rate by the time nothing was
- * offered); never 0. Then the figures that divide by it or end with it:
- * mean in flight, the maximum, elapsed time and why offering stopped. */
+ * the last record's end for a run whose schedule ran out (--requests, a
+ * trace's end: alone, or before --duration), or a signal or the spend guard stopped (its
+ * drain is part of what it measured; a full --duration would dilute every
+ * rate by the time nothing was offered); never 0. Then the figures that
+ * divide by it or end with it: mean in flight, the maximum, elapsed time
+ * and why offering stopped. */
 static void run_window(struct driver *d, struct driver_result *res)
 {
     const struct run_config *cfg = d->cfg;
     uint64_t wend = d->last_end_ns;
     int cut = res->interrupted || atomic_load(&d->spend_stop);
-    if (cfg->duration_ns && (!cut || wend > cfg->duration_ns))
+    if (cfg->duration_ns && !atomic_load(&d->ran_out) && (!cut || wend > cfg->duration_ns))
         wend = cfg->duration_ns;
     res->window_ns = wend > cfg->warmup_ns ? wend - cfg->warmup_ns : 0;
     res->inflight_max = atomic_load(&d->in_system_max);

@@ -72,6 +72,15 @@ static void in_system_add(struct worker *w, int delta)
 
 /* ---- offering ---------------------------------------------------------- */
 
+/* The schedule ran out before --duration ended it: --requests, or the
+ * trace's last entry (a schedule that --duration ends is not asked for
+ * its next arrival again). Returns 0. */
+static int ran_out(struct worker *w)
+{
+    atomic_store(&w->d->ran_out, 1);
+    return 0;
+}
+
 /* The next arrival of the whole schedule (every worker walks it all),
  * from the source cfg names: the trace's entries at their scaled offsets
  * (replay), the session process (--requests counts sessions), or the
@@ -86,14 +95,16 @@ static int schedule_next(struct worker *w, uint64_t *index, uint64_t *off_ns,
     if (cfg->trace) {
         *index = w->gen_index++;
         if (*index >= cfg->trace->n || (cfg->max_requests && *index >= cfg->max_requests))
-            return 0;
+            return ran_out(w);
         *off_ns = trace_scaled_sched_ns(cfg->trace, (size_t)*index, cfg->trace_factor);
     } else if (cfg->mode == LOAD_SESSIONS) {
         *off_ns = arrival_next_ns(&w->src.arr);
         *index = w->gen_index++;
         if (cfg->max_requests && *index >= cfg->max_requests)
-            return 0;
+            return ran_out(w);
     } else {
+        if (cfg->max_requests && w->src.index >= cfg->max_requests)
+            return ran_out(w);
         return offer_src_next(&w->src, cfg, index, off_ns, burst);
     }
     return !(cfg->duration_ns && *off_ns >= cfg->duration_ns);
@@ -305,6 +316,7 @@ static void dispatch_closed(struct worker *w, uint64_t now)
         }
         if (cfg->max_requests && atomic_fetch_add(&w->d->closed_started, 1) >= w->d->closed_max) {
             u->retired = 1;
+            ran_out(w);
             continue;
         }
         struct req_spec spec;

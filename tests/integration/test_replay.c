@@ -392,6 +392,40 @@ static void test_replay_by_class(void **state)
 
 /* Bad input exits 2 before anything is sent, naming the file (and the
  * line and column for a bad line). No sim runs: the URL is never asked. */
+/* A --duration longer than the trace: the trace's end ends the offering,
+ * and the window ends with the last response, about 0.5 s in, not at the
+ * 20 s the parent divided every rate by (completed 0.25/s for 5 requests
+ * sent in 0.4 s). */
+static void test_replay_trace_ends_before_duration(void **state)
+{
+    struct harness_sim *sim = &harness_cur_sim;
+    const char *sargs[] = {"--profile", "instant", NULL};
+    assert_int_equal(harness_sim_start(sim, sargs), 0);
+    char *dir = harness_tmpdir();
+    char trace[600], out[600], url[200];
+    snprintf(trace, sizeof trace, "%s/t.jsonl", dir);
+    snprintf(out, sizeof out, "%s/r", dir);
+    snprintf(url, sizeof url, "%s/v1", sim->url);
+    harness_write_file(trace, "{\"sched_ns\":0,\"prompt_tokens\":10,\"max_tokens\":5}\n"
+                              "{\"sched_ns\":100000000,\"prompt_tokens\":10,\"max_tokens\":5}\n"
+                              "{\"sched_ns\":200000000,\"prompt_tokens\":10,\"max_tokens\":5}\n"
+                              "{\"sched_ns\":300000000,\"prompt_tokens\":10,\"max_tokens\":5}\n"
+                              "{\"sched_ns\":400000000,\"prompt_tokens\":10,\"max_tokens\":5}\n");
+    const char *args[] = {"replay", trace,     "--url",      url,   "--out",
+                          out,      "--quiet", "--duration", "20s", NULL};
+    free(run_llmload(args, 0, 1));
+    harness_sim_teardown(NULL);
+    json_t *s = harness_summary_load(out);
+    double window_s = (double)harness_ival(s, "window_ns") / 1e9;
+    assert_true(window_s >= 0.4 && window_s < 5);
+    json_t *thr = json_object_get(s, "throughput");
+    assert_int_equal(harness_ival(thr, "offering_ns"), 400000000);
+    ASSERT_REL(harness_num(thr, "completion_rate_per_s"), 5 / window_s, 1e-9);
+    json_decref(s);
+    harness_rm_rf(dir);
+    free(dir);
+}
+
 static void test_replay_bad_input(void **state)
 {
     char *dir = harness_tmpdir();
@@ -531,4 +565,6 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_replay_identical_to_dump, harness_si
              cmocka_unit_test_teardown(test_replay_trace_fields, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_by_class, harness_sim_teardown),
              cmocka_unit_test_teardown(test_dump_carries_prefix_and_cancel, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_replay_trace_ends_before_duration,
+                                       harness_sim_teardown),
              cmocka_unit_test(test_replay_bad_input))

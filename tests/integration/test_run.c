@@ -133,6 +133,51 @@ static void test_co_open_loop(void **state)
     harness_results_free(dir);
 }
 
+/* --requests with --duration: whichever ends the offering first bounds
+ * the window. Ten constant arrivals 0.1 s apart, each served in 0.1 s,
+ * end about 1 s in: a window of about 1 s, not --duration's 20 s (the
+ * parent's: every rate a twentieth of what was offered, completed 0.5/s),
+ * and the throughput line's offering of 0.9 s, exactly. A duration that
+ * ends first keeps its window to the nanosecond, and so does a closed loop
+ * whose count ends first (3 turns 0.2 s apart), likewise. */
+static void test_requests_before_duration(void **state)
+{
+    const char *sargs[] = {SIM_100MS, NULL};
+    const char *count[] = {"--rate", "10",         "--arrival", "constant", "--requests",
+                           "10",     "--duration", "20s",       REQ_8_10,   NULL};
+    char *dir;
+    struct harness_recs *r = sim_run_recs(sargs, count, 10, &dir);
+    json_t *s = harness_summary_load(dir);
+    double window_s = (double)harness_ival(s, "window_ns") / 1e9;
+    assert_true(window_s > 0.95 && window_s < 5);
+    json_t *thr = json_object_get(s, "throughput");
+    assert_int_equal(harness_ival(thr, "offering_ns"), 900000000);
+    ASSERT_NEAR(harness_num(thr, "completion_rate_per_s"), 10 / window_s, 1e-6);
+    json_decref(s);
+    harness_recs_free(r);
+    harness_results_free(dir);
+
+    const char *dur[] = {"--rate", "10",         "--arrival", "constant", "--requests",
+                         "1000",   "--duration", "1s",        REQ_8_10,   NULL};
+    r = sim_run_recs(sargs, dur, 10, &dir);
+    s = harness_summary_load(dir);
+    assert_int_equal(harness_ival(s, "window_ns"), 1000000000);
+    assert_true(harness_is_null(json_object_get(s, "throughput"), "offering_ns"));
+    json_decref(s);
+    harness_recs_free(r);
+    harness_results_free(dir);
+
+    const char *closed[] = {"--users", "1",          "--pace", "0.2s",   "--requests",
+                            "3",       "--duration", "20s",    REQ_8_10, NULL};
+    r = sim_run_recs(sargs, closed, 3, &dir);
+    s = harness_summary_load(dir);
+    window_s = (double)harness_ival(s, "window_ns") / 1e9;
+    assert_true(window_s > 0.45 && window_s < 5);
+    json_decref(s);
+    harness_recs_free(r);
+    harness_results_free(dir);
+}
+
 /* Throughput counts completions by time inside the window, so a capped
  * client shows the server's rate, not the offered one: 2 slots of about
  * 0.1 s serve about 20/s whatever 40/s is offered. The server's own pace
@@ -610,6 +655,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown
              cmocka_unit_test_teardown(test_empty_window_said, harness_sim_teardown),
              cmocka_unit_test_teardown(test_empty_window_warmup, harness_sim_teardown),
              cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_requests_before_duration, harness_sim_teardown),
              cmocka_unit_test_teardown(test_capped_rate_and_fifo, harness_sim_teardown),
              cmocka_unit_test_teardown(test_first_token_vs_idle_timeout, harness_sim_teardown),
              cmocka_unit_test_teardown(test_warmup_excluded_from_itl, harness_sim_teardown),
