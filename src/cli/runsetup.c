@@ -83,6 +83,9 @@ static const char *probe_hint(long status, int tls_failed)
     if (status >= 500)
         return "an error from the server, or a proxy or gateway before it: is it up and "
                "ready? a model still loading answers 503";
+    if (status >= 200 && status <= 299)
+        return "a page that is not a model list, such as a web page or a login portal: is "
+               "--url the API's base, such as http://HOST:PORT/v1?";
     return "a server without /models: pass --model";
 }
 

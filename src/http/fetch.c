@@ -15,6 +15,10 @@
 struct fetcher {
     CURL *curl;
     CURLM *multi; /* holds the connection between requests */
+    /* libcurl's own words for the last failure ("SSL certificate problem:
+     * self-signed certificate"), where curl_easy_strerror has only the
+     * code's ("SSL peer certificate or SSH remote key was not OK"). */
+    char why[CURL_ERROR_SIZE];
 };
 
 struct fetcher *fetch_new(void)
@@ -175,6 +179,8 @@ int fetch_request(struct fetcher *f, const char *url, const char *post_body,
     r->tls_failed = 0;
     r->server[0] = '\0';
     curl_easy_reset(c); /* keeps the connection, forgets the last request's options */
+    f->why[0] = '\0';
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, f->why);
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     if (opts->headers)
@@ -206,7 +212,7 @@ int fetch_request(struct fetcher *f, const char *url, const char *post_body,
         return LL_E_FULL;
     }
     if (cc != CURLE_OK) {
-        snprintf(err, errlen, "%s", curl_easy_strerror(cc));
+        snprintf(err, errlen, "%s", f->why[0] ? f->why : curl_easy_strerror(cc));
         return LL_E_IO;
     }
     return 0;

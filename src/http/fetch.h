@@ -66,7 +66,9 @@ void fetch_free(struct fetcher *f);
  * 0 when a response came, whatever its status (r->status, r->body,
  * r->server); LL_E_FULL when the body passed opts->max_body_bytes (err:
  * "body larger than N bytes"); LL_E_IO when no response came (err:
- * libcurl's reason, e.g. "Couldn't connect to server"); LL_E_INTR when
+ * libcurl's words from its error buffer, e.g. "SSL certificate problem:
+ * self-signed certificate", else its code's, e.g. "Couldn't connect to
+ * server"); LL_E_INTR when
  * one of opts->cancel_fds became readable first (err: "interrupted"; the
  * descriptor is not read); LL_E_INVAL for a NULL argument or too many
  * cancel descriptors. err (errlen bytes) names no URL: the caller adds it. */

@@ -75,6 +75,7 @@ enum hostile_mode {
     HM_REDIRECT,       /* 302 to the same URL */
     HM_MODELS_503,     /* every GET (the /models probe) answered 503: a model still loading */
     HM_MODELS_407,     /* every GET answered 407: a proxy that wants credentials */
+    HM_MODELS_HTML,    /* every GET answered 200 with a web page: a login portal */
     HM_429_DATE,       /* 429, Retry-After an HTTP-date 42 s after the Date header (after it) */
     HM_429_DATE_NOW,   /* 429, Retry-After an HTTP-date 120 s from now, no Date header */
     HM_DONE_HANG,      /* a correct stream up to [DONE], then the connection stays open, silent */
@@ -362,6 +363,7 @@ static int serve_post(const struct conn *c)
     case HM_CLOSE_SECOND:
     case HM_MODELS_503: /* (only its GETs differ: conn_main) */
     case HM_MODELS_407:
+    case HM_MODELS_HTML:
     case HM_EARLY_413: /* (answered in conn_main) */
     case HM_SLOW: {
         int slow = c->mode == HM_SLOW, tokens = slow ? 10 : STREAM_TOKENS;
@@ -668,15 +670,19 @@ static void *conn_main(void *arg)
         int r = read_request(c.fd, buf, REQ_BUF_BYTES);
         if (r == 0)
             break;
-        if (r == 2 && (c.mode == HM_MODELS_503 || c.mode == HM_MODELS_407)) {
-            static const char body[] = "{\"error\":\"not now\"}";
+        if (r == 2 &&
+            (c.mode == HM_MODELS_503 || c.mode == HM_MODELS_407 || c.mode == HM_MODELS_HTML)) {
+            int html = c.mode == HM_MODELS_HTML;
+            const char *body = html ? "<!DOCTYPE html><html><body>Sign in</body></html>"
+                                    : "{\"error\":\"not now\"}";
             char head[200];
             snprintf(head, sizeof head,
-                     "HTTP/1.1 %s\r\nContent-Type: application/json\r\n"
+                     "HTTP/1.1 %s\r\nContent-Type: %s\r\n"
                      "Content-Length: %zu\r\n\r\n",
-                     c.mode == HM_MODELS_503 ? "503 Service Unavailable"
-                                             : "407 Proxy Authentication Required",
-                     sizeof body - 1);
+                     html                      ? "200 OK"
+                     : c.mode == HM_MODELS_503 ? "503 Service Unavailable"
+                                               : "407 Proxy Authentication Required",
+                     html ? "text/html" : "application/json", strlen(body));
             if (send_str(c.fd, head) != 0 || send_str(c.fd, body) != 0)
                 break;
             continue;
@@ -1375,7 +1381,8 @@ static void test_tls_self_signed(void **state)
  * certificate the client does not trust is a server that answered: not
  * "is the server up?". The parent said "pass --model" to the first two
  * and "is the server up at that address?" to the third. */
-static void probe_hint_case(const char *url, const char *proxy, const char *want)
+static void probe_hint_case2(const char *url, const char *proxy, const char *want,
+                             const char *want2)
 {
     char out_dir[600];
     harness_tmp_path(out_dir, sizeof out_dir, "r");
@@ -1386,11 +1393,16 @@ static void probe_hint_case(const char *url, const char *proxy, const char *want
     char *err = NULL;
     char *out = harness_run_expect(args, 30, 3, &err);
     unsetenv("http_proxy");
-    const char *has[] = {"cannot ask the target for its model: GET ", want, NULL};
+    const char *has[] = {"cannot ask the target for its model: GET ", want, want2, NULL};
     const char *lacks[] = {"pass --model", "is the server up", NULL};
     harness_text_check("stderr", err, has, lacks);
     free(out);
     free(err);
+}
+
+static void probe_hint_case(const char *url, const char *proxy, const char *want)
+{
+    probe_hint_case2(url, proxy, want, NULL);
 }
 
 static void test_probe_hint_503(void **state)
@@ -1414,13 +1426,27 @@ static void test_probe_hint_proxy_407(void **state)
                     "http_proxy=http://USER:PASSWORD@HOST:PORT)\n");
 }
 
+/* A web page where the model list should be (a login portal, a UI at
+ * that address): not "a server without /models". */
+static void test_probe_hint_html(void **state)
+{
+    harness_tmp_begin();
+    hostile_start(HM_MODELS_HTML, 0);
+    probe_hint_case2(cur_srv.url, NULL, "/models: response is not JSON (",
+                     " (a page that is not a model list, such as a web page or a login "
+                     "portal: is --url the API's base, such as http://HOST:PORT/v1?)\n");
+}
+
+/* libcurl's own words for the certificate (its error buffer), where the
+ * parent gave its code's generic text ("SSL peer certificate or SSH
+ * remote key was not OK"). */
 static void test_probe_hint_tls(void **state)
 {
     char cert[600], url[64];
     tls_case_start(url, sizeof url, cert, sizeof cert);
-    probe_hint_case(url, NULL,
-                    "(is its certificate one this machine trusts? --cacert FILE names its CA, "
-                    "--insecure skips the check)\n");
+    probe_hint_case2(url, NULL, "/models: SSL certificate problem: ",
+                     "(is its certificate one this machine trusts? --cacert FILE names its CA, "
+                     "--insecure skips the check)\n");
 }
 
 /* ---- the server killed mid-run and restarted -------------------------- */
@@ -1768,6 +1794,7 @@ int main(void)
         cmocka_unit_test_teardown(test_probe_hint_503, teardown),
         cmocka_unit_test_teardown(test_probe_hint_proxy_407, teardown),
         cmocka_unit_test_teardown(test_probe_hint_tls, teardown),
+        cmocka_unit_test_teardown(test_probe_hint_html, teardown),
         cmocka_unit_test_teardown(test_server_killed_and_restarted, teardown),
         cmocka_unit_test_teardown(test_out_of_file_descriptors, teardown),
     };
