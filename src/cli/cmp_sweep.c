@@ -516,9 +516,14 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
         struct side *rb = lb.rate, *rc = lc.rate;
         /* An embeddings sweep's rows leave the stream's figures out, as a
          * run's do. */
+        /* Each rate's sides carry their sweep's run.json, whose load model
+         * says whether the rate rows go per scheduled request
+         * (cmp_per_scheduled): a sweep's load steps are open loops. */
         for (size_t k = 0; k < nr; k++) {
             rb[k].no_stream = sides[0].no_stream;
             rc[k].no_stream = sides[i].no_stream;
+            rb[k].run = json_incref(sides[0].run);
+            rc[k].run = json_incref(sides[i].run);
         }
         for (size_t k = 0; k < lb.n_steps; k++)
             lb.step[k].no_stream = sides[0].no_stream;
@@ -527,7 +532,11 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
         const struct side **runs_b = ll_calloc(b->n_steps + 1, sizeof *runs_b);
         const struct side **runs_c = ll_calloc(c->n_steps + 1, sizeof *runs_c);
         json_t *jr = json_array();
+        size_t per_sched = 0, differ = 0;
         for (size_t k = 0; k < nr; k++) {
+            int ps = cmp_per_scheduled(&rb[k], &rc[k]);
+            per_sched += ps != 0;
+            differ += ps && rb[k].scheduled != rc[k].scheduled;
             int n = cmp_build_rows(&rb[k], &rc[k], o->resamples, CMP_SEED, o->min_effect,
                                    o->kind_wanted, rows);
             if (n < 0) {
@@ -539,6 +548,7 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
                              rate_runs(&lc, k, runs_c, c->n_steps), o->min_effect);
             json_t *jk = json_object();
             json_object_set_new(jk, "offered_rps", json_real(rates[k]));
+            json_object_set_new(jk, "rates_per_scheduled", json_boolean(ps));
             json_t *a = json_array();
             for (int r = 0; r < n; r++)
                 json_array_append_new(a, cmp_row_json(&rows[r]));
@@ -551,6 +561,12 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
                                 cmp_gates(o, &sides[i], rates[k], rows, n, &fail, &inconclusive));
             json_array_append_new(jr, jk);
         }
+        if (differ)
+            fprintf(stderr,
+                    "llmload: compare: note: open loops: at each rate goodput, output tok/s and "
+                    "achieved rate are judged per scheduled request (%s and %s scheduled other "
+                    "counts at %zu of %zu rates: the client's arrivals, not the server's doing)\n",
+                    sides[0].label, sides[i].label, differ, per_sched);
         rate_load_free(&lb);
         rate_load_free(&lc);
         free(runs_b);

@@ -14,6 +14,9 @@
  * - a sweep of only empty steps (no request scheduled in any window) has
  *   no capacity (not_judged), and a rate empty on both sides no rows.
  *
+ * - two sweeps of one sim with other seeds draw other Poisson schedules:
+ *   their rate rows are judged per scheduled request, not per second.
+ *
  * Every sweep is short (steps of 1 to 3 s at 8 req/s or less, against the
  * small sim: 4 sequences, a 20 ms decode step) and sets
  * --lateness-tolerance 100% (its most): a late wake-up of the generator
@@ -287,6 +290,47 @@ static void test_compare_sweep_empty_steps_sim(void **state)
     harness_tmp_end();
 }
 
+/* Two Poisson sweeps of one sim at 20 req/s with seeds 5 and 4 draw
+ * 43 and 72 requests in their 3 s windows: the
+ * client's arrivals, which the server does not set. Per second the
+ * parent read the candidate's achieved rate +67% (and output tok/s
+ * likewise); per scheduled request each is about 0, same. */
+static void test_compare_sweep_other_seeds_sim(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    /* the default sim, which serves 20 req/s of these well below its
+     * capacity (the small one's 4 sequences would saturate) */
+    assert_int_equal(harness_sim_start(&sims[0], NULL), 0);
+    char dirs[2][700], out[700];
+    const char *seeds[2] = {"5", "4"};
+    for (int i = 0; i < 2; i++) {
+        harness_tmp_path(dirs[i], sizeof dirs[i], seeds[i]);
+        const char *args[] = {"--rates", "20",     "--step-duration", "3s", "--arrival",
+                              "poisson", "--seed", seeds[i],          NULL};
+        sweep_ok(&sims[0], dirs[i], args);
+    }
+    harness_sim_stop(&sims[0]);
+    harness_tmp_path(out, sizeof out, "cmp");
+    json_t *j = compare_run(dirs[0], dirs[1], out, NULL, 0);
+    json_t *k = json_array_get(
+        json_object_get(json_array_get(json_object_get(j, "candidates"), 0), "rates"), 0);
+    assert_non_null(k);
+    json_t *rows = json_object_get(k, "rows");
+    json_t *ach = harness_row_named(rows, "achieved_rate");
+    /* the premise: the candidate sent half again as many a second */
+    assert_true(harness_num(ach, "candidate") > 1.4 * harness_num(ach, "baseline"));
+    const char *names[] = {"achieved_rate", "output_tokens_per_s"};
+    for (int i = 0; i < 2; i++) {
+        json_t *r = harness_row_named(rows, names[i]);
+        ASSERT_NEAR(harness_num(json_object_get(r, "diff"), "value"), 0, 0.05);
+        assert_string_equal(harness_sval(r, "verdict"), "same");
+    }
+    assert_true(json_is_true(json_object_get(k, "rates_per_scheduled")));
+    json_decref(j);
+    harness_tmp_end();
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -298,4 +342,5 @@ static int teardown(void **state)
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_compare_sweep_repeat_own_windows, teardown),
              cmocka_unit_test_teardown(test_compare_sweep_slower_decode_sim, teardown),
-             cmocka_unit_test_teardown(test_compare_sweep_empty_steps_sim, teardown))
+             cmocka_unit_test_teardown(test_compare_sweep_empty_steps_sim, teardown),
+             cmocka_unit_test_teardown(test_compare_sweep_other_seeds_sim, teardown))
