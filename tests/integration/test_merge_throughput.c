@@ -48,7 +48,7 @@
 
 /* The throughput figures the merge rebuilds, and the offered rate beside them. */
 static const char *const thr_keys[] = {
-    "offered_rate_per_s", "intended_rate_per_s", "offering_ns", "scheduled_offering_rate_per_s",
+    "offered_rate_per_s",   "intended_rate_per_s", "offering_ns", "scheduled_offering_rate_per_s",
     "scheduled_rate_per_s",
 };
 
@@ -229,8 +229,7 @@ static void test_two_shards_merged(void **state)
     ASSERT_NEAR(harness_num(thr, "offered_rate_per_s"), 20, 1e-9);
     ASSERT_NEAR(harness_num(thr, "intended_rate_per_s"), 20, 1e-9);
     assert_int_equal(harness_ival_req(json_object_get(sm, "requests"), "scheduled"), 12);
-    ASSERT_NEAR(harness_num(thr, "scheduled_offering_rate_per_s"), 12 / ((double)last / 1e9),
-                1e-9);
+    ASSERT_NEAR(harness_num(thr, "scheduled_offering_rate_per_s"), 12 / ((double)last / 1e9), 1e-9);
     /* shard 0's own: the even ids, the last at 500 ms, and half the rate */
     json_t *s0 = harness_summary_load(sd[0]);
     json_t *t0 = json_object_get(s0, "throughput");
@@ -251,8 +250,7 @@ static void test_two_shards_merged(void **state)
     assert_true(harness_is_null(thr, "offered_rate_per_s"));
     ASSERT_NEAR(harness_num(thr, "intended_rate_per_s"), 4, 1e-9);
     assert_int_equal(harness_ival_req(thr, "offering_ns"), last);
-    ASSERT_NEAR(harness_num(thr, "scheduled_offering_rate_per_s"), 6 / ((double)last / 1e9),
-                1e-9);
+    ASSERT_NEAR(harness_num(thr, "scheduled_offering_rate_per_s"), 6 / ((double)last / 1e9), 1e-9);
     for (int k = 0; k < 2; k++) {
         json_t *s = harness_summary_load(sd[k]);
         ASSERT_NEAR(harness_num(json_object_get(s, "throughput"), "intended_rate_per_s"), 2, 1e-9);
