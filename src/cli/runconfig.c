@@ -437,12 +437,8 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
 {
     info->window_ns = res->window_ns;
     info->warmup_ns = cfg->warmup_ns;
-    /* The window ran past the offering when --duration did not end it
-     * (driver.c's run_window: --requests, a trace, a stop). */
-    uint64_t wend = cfg->warmup_ns + res->window_ns;
-    if (!(cfg->duration_ns && wend == cfg->duration_ns) && res->last_sched_ns > cfg->warmup_ns &&
-        res->last_sched_ns < wend)
-        info->offering_ns = res->last_sched_ns - cfg->warmup_ns;
+    info->offering_ns =
+        summary_offering_ns(cfg->duration_ns, cfg->warmup_ns, res->window_ns, res->last_sched_ns);
     info->cold_requests = cfg->cold_requests;
     info->cold = cfg->cold_requests ? &res->cold : NULL;
     info->inflight_mean = res->inflight_mean;

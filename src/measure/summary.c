@@ -466,6 +466,19 @@ static void summary_print_table(FILE *f, const struct stats *s)
     fputc('\n', f);
 }
 
+uint64_t summary_offering_ns(uint64_t duration_ns, uint64_t warmup_ns, uint64_t window_ns,
+                             uint64_t last_sched_ns)
+{
+    /* The window ran past the offering when --duration did not end it
+     * (driver.c's run_window: --requests, a trace, a stop). */
+    uint64_t wend = warmup_ns + window_ns;
+    if (duration_ns && wend == duration_ns)
+        return 0;
+    if (last_sched_ns <= warmup_ns || last_sched_ns >= wend)
+        return 0;
+    return last_sched_ns - warmup_ns;
+}
+
 double summary_intended_rate(const struct summary_info *info)
 {
     if (info->offered_rate_per_s > 0)

@@ -194,6 +194,18 @@ void summary_print_cold(FILE *f, const struct stats *cold, uint64_t n);
  * the reference. */
 json_t *summary_cold_json(const struct stats *cold, uint64_t n);
 
+/* summary_info's offering_ns of a run whose window ran from warmup_ns
+ * for window_ns and whose latest arrival (any: warm-up and cold start
+ * included) was scheduled at last_sched_ns, all from the run's start:
+ * last_sched_ns - warmup_ns when the window ran on past that arrival
+ * for the drain; 0 when --duration ended the window (duration_ns, 0 =
+ * none, is its end) or no arrival came after its start. `llmload run`
+ * passes the driver's last arrival; `llmload merge` and `llmload report`
+ * the latest sched_ns of the records, with the merged window, so that
+ * the three agree on the same files. */
+uint64_t summary_offering_ns(uint64_t duration_ns, uint64_t warmup_ns, uint64_t window_ns,
+                             uint64_t last_sched_ns);
+
 /* Print the human summary of s to f (see the layout in summary.c). Plain
  * text, no colours, lines under 100 columns. Empty histograms print "-". */
 void summary_print(FILE *f, const struct stats *s,

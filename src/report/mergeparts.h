@@ -75,9 +75,10 @@ struct merge {
     char missing_shards[512]; /* "2, 3" or "" */
     char incomplete[768];     /* "incomplete: N of M requests (...)" or "" */
     double inflight_max;
-    uint64_t last_end_ns; /* the latest end_ns of the merged records */
-    int sweep;            /* 1: the shards of a sweep (config.sweep) */
-    int rebuild;          /* 1: `llmload report` on a merged directory */
+    uint64_t last_end_ns;   /* the latest end_ns of the merged records */
+    uint64_t last_sched_ns; /* their latest sched_ns, warm-up and cold start included */
+    int sweep;              /* 1: the shards of a sweep (config.sweep) */
+    int rebuild;            /* 1: `llmload report` on a merged directory */
     /* The server's join (a merge of a run's shards; NULL: none). */
     json_t *(*server)(const struct runmerge_window *w, FILE *out, json_t **energy);
 };

@@ -200,6 +200,27 @@ static void sessions_info(const struct merge *m, const json_t *fs, double rate_s
     }
 }
 
+/* What the merged run intended, and the span it offered over, as a run
+ * sets them (cmd_run.c, runopts_summary_info): a paced closed loop's
+ * users and pace are run.json's config, the whole run's --users (a
+ * shard's summary counts its own), so that the intended rate is the
+ * whole schedule's as the offered rate is, a missing shard's users
+ * included; the offering runs from the window's start to the latest
+ * sched_ns of the merged records, over every shard
+ * (summary_offering_ns, with the merged window and config's
+ * --duration and --warmup). */
+static void merged_offering(const struct merge *m, const json_t *cfg, struct summary_info *info)
+{
+    const char *lmodel = rm_jstr(cfg, "load_model");
+    uint64_t users = rm_ju(cfg, "users", NULL), pace = rm_ju(cfg, "pace_ns", NULL);
+    if (lmodel && strcmp(lmodel, "closed") == 0 && pace > 0 && users <= UINT32_MAX) {
+        info->paced_users = (uint32_t)users;
+        info->pace_ns = pace;
+    }
+    info->offering_ns = summary_offering_ns(rm_ju(cfg, "duration_ns", NULL), info->warmup_ns,
+                                            info->window_ns, m->last_sched_ns);
+}
+
 /* --expect judged on the merged summary sj, as `llmload run` judges its
  * own: summary.json's "expect" (null without one), a line on stderr per
  * failed threshold. The thresholds are those the first summary fs lists
@@ -271,6 +292,7 @@ static void merged_info(const struct merge *m, const json_t *fs, const json_t *c
     info->workload_share_known = isfinite(wshare);
     info->workload_cached_share = wshare;
     sessions_info(m, fs, rate_scale, info);
+    merged_offering(m, cfg, info);
 }
 
 /* The merged run's verdict (verdict.h) into info, from the merged
