@@ -494,6 +494,11 @@ static void fail_on_flag(const char *v, struct cmp_args *a)
         if (t->pp != cmp_is_share_row(t->row))
             ll_usage_fail("--fail-on: %s takes %s", t->row,
                           cmp_is_share_row(t->row) ? "percentage points (pp)" : "percent (%)");
+        if (!t->pp && fabs(t->amount) < a->min_effect) /* the table's "same (under ...)" */
+            fprintf(stderr,
+                    "llmload: compare: note: --fail-on %s:%+.4g%% is under --min-effect %.4g%%: "
+                    "a change between them fails the gate where the table reads it same\n",
+                    t->row, 100 * t->amount, 100 * a->min_effect);
     }
 }
 
