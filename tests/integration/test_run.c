@@ -133,6 +133,26 @@ static void test_co_open_loop(void **state)
     harness_results_free(dir);
 }
 
+/* Run args on a fresh SIM_100MS sim, which must write want_n records:
+ * summary.json's window (ns), its throughput's offering_ns (-1 when
+ * null) into *offering_ns, and the completion rate into *completed. */
+static int64_t window_of_run(const char *const *args, size_t want_n, int64_t *offering_ns,
+                             double *completed)
+{
+    const char *sargs[] = {SIM_100MS, NULL};
+    char *dir;
+    struct harness_recs *r = sim_run_recs(sargs, args, want_n, &dir);
+    json_t *s = harness_summary_load(dir);
+    json_t *thr = json_object_get(s, "throughput");
+    int64_t w = harness_ival(s, "window_ns");
+    *offering_ns = harness_is_null(thr, "offering_ns") ? -1 : harness_ival(thr, "offering_ns");
+    *completed = harness_num(thr, "completion_rate_per_s");
+    json_decref(s);
+    harness_recs_free(r);
+    harness_results_free(dir);
+    return w;
+}
+
 /* --requests with --duration: whichever ends the offering first bounds
  * the window. Ten constant arrivals 0.1 s apart, each served in 0.1 s,
  * end about 1 s in: a window of about 1 s, not --duration's 20 s (the
@@ -142,40 +162,24 @@ static void test_co_open_loop(void **state)
  * whose count ends first (3 turns 0.2 s apart), likewise. */
 static void test_requests_before_duration(void **state)
 {
-    const char *sargs[] = {SIM_100MS, NULL};
+    int64_t off;
+    double done;
     const char *count[] = {"--rate", "10",         "--arrival", "constant", "--requests",
                            "10",     "--duration", "20s",       REQ_8_10,   NULL};
-    char *dir;
-    struct harness_recs *r = sim_run_recs(sargs, count, 10, &dir);
-    json_t *s = harness_summary_load(dir);
-    double window_s = (double)harness_ival(s, "window_ns") / 1e9;
+    double window_s = (double)window_of_run(count, 10, &off, &done) / 1e9;
     assert_true(window_s > 0.95 && window_s < 5);
-    json_t *thr = json_object_get(s, "throughput");
-    assert_int_equal(harness_ival(thr, "offering_ns"), 900000000);
-    ASSERT_NEAR(harness_num(thr, "completion_rate_per_s"), 10 / window_s, 1e-6);
-    json_decref(s);
-    harness_recs_free(r);
-    harness_results_free(dir);
+    assert_int_equal(off, 900000000);
+    ASSERT_NEAR(done, 10 / window_s, 1e-6);
 
     const char *dur[] = {"--rate", "10",         "--arrival", "constant", "--requests",
                          "1000",   "--duration", "1s",        REQ_8_10,   NULL};
-    r = sim_run_recs(sargs, dur, 10, &dir);
-    s = harness_summary_load(dir);
-    assert_int_equal(harness_ival(s, "window_ns"), 1000000000);
-    assert_true(harness_is_null(json_object_get(s, "throughput"), "offering_ns"));
-    json_decref(s);
-    harness_recs_free(r);
-    harness_results_free(dir);
+    assert_int_equal(window_of_run(dur, 10, &off, &done), 1000000000);
+    assert_int_equal(off, -1);
 
     const char *closed[] = {"--users", "1",          "--pace", "0.2s",   "--requests",
                             "3",       "--duration", "20s",    REQ_8_10, NULL};
-    r = sim_run_recs(sargs, closed, 3, &dir);
-    s = harness_summary_load(dir);
-    window_s = (double)harness_ival(s, "window_ns") / 1e9;
+    window_s = (double)window_of_run(closed, 3, &off, &done) / 1e9;
     assert_true(window_s > 0.45 && window_s < 5);
-    json_decref(s);
-    harness_recs_free(r);
-    harness_results_free(dir);
 }
 
 /* Throughput counts completions by time inside the window, so a capped
