@@ -300,6 +300,12 @@ static int side_load_data(struct side *s)
         s->attained = (uint64_t)llround(s->attainment * (double)s->slo_judged);
     if (isfinite(s->send_rate))
         s->sent = (uint64_t)llround(s->send_rate * s->window_s);
+    /* The window's arrivals, --cold-start's included, as the sends are:
+     * requests.scheduled leaves the cold ones out (docs/metrics.md). */
+    double sched_rate = jnum(sum, "throughput", "scheduled_rate_per_s");
+    s->win_scheduled = isfinite(sched_rate) && sched_rate > 0
+                           ? (uint64_t)llround(sched_rate * s->window_s)
+                           : s->scheduled;
     if (!(s->window_s > 0)) {
         snprintf(s->err, sizeof s->err, "%s: summary.json has no measurement window", s->dir);
         return -1;
@@ -840,13 +846,16 @@ static int compare_runs(const struct side *sides, int nd, const struct cmp_opts 
         json_object_set_new(jc, "load_differences", load_note(b, c));
         int per_sched = cmp_per_scheduled(b, c);
         json_object_set_new(jc, "rates_per_scheduled", json_boolean(per_sched));
-        if (per_sched && b->scheduled != c->scheduled)
+        if (per_sched && b->win_scheduled != c->win_scheduled)
             fprintf(stderr,
                     "llmload: compare: note: open loops: goodput, output tok/s and achieved rate "
-                    "are judged per scheduled request (%s scheduled %llu, %s %llu: the client's "
+                    "are judged per scheduled request (%s scheduled %llu, %s %llu%s: the client's "
                     "arrivals, not the server's doing)\n",
-                    b->label, (unsigned long long)b->scheduled, c->label,
-                    (unsigned long long)c->scheduled);
+                    b->label, (unsigned long long)b->win_scheduled, c->label,
+                    (unsigned long long)c->win_scheduled,
+                    b->win_scheduled != b->scheduled || c->win_scheduled != c->scheduled
+                        ? " in the window, --cold-start's included"
+                        : "");
         json_t *tags = tags_differ(b, c);
         json_object_set_new(jc, "tags_differ", tags);
         json_t *jr = json_array();

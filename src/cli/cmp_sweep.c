@@ -192,6 +192,7 @@ static void side_facts_add(struct side *s, const struct sweep_step *st,
     s->completed += x->completed;
     s->failed += stats_failed(x);
     s->scheduled += x->scheduled;
+    s->win_scheduled += x->scheduled; /* a sweep's sends leave cold ones out too */
     for (int k = 0; k < REC_KIND_COUNT; k++)
         s->by_kind[k] += x->by_kind[k];
     s->good += st->met_ended_in_window;
@@ -536,7 +537,7 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
         for (size_t k = 0; k < nr; k++) {
             int ps = cmp_per_scheduled(&rb[k], &rc[k]);
             per_sched += ps != 0;
-            differ += ps && rb[k].scheduled != rc[k].scheduled;
+            differ += ps && rb[k].win_scheduled != rc[k].win_scheduled;
             int n = cmp_build_rows(&rb[k], &rc[k], o->resamples, CMP_SEED, o->min_effect,
                                    o->kind_wanted, rows);
             if (n < 0) {

@@ -850,9 +850,9 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
      * completions the last one's do not pass by 5%: the widest span of
      * the flat, so the evidence grows with each step into it. Against the
      * point two back alone an auto ladder's 1.2 x never got there below
-     * 30 req/s on 10 s steps (100 completions at 9.6, 11.7 and 14.2 req/s
-     * offered: P 0.097 against 11.7, 0.0087 against 9.6), and the sweep
-     * ran on to 2.5 x its estimate. */
+     * 30 req/s on 10 s steps (96, 100 and 100 completions at 9.6, 11.7
+     * and 14.2 req/s offered: P 0.097 against 11.7, 0.0087 against 9.6),
+     * and the sweep ran on to 2.5 x its estimate. */
     const struct sweep_point *q0 = NULL;
     for (size_t i = 0; k >= 3 && i + 2 < k && !q0; i++)
         if (done[k - 1] < 1.05 * done[i] && last->offered_rps >= 1.15 * points[idx[i]].offered_rps)

@@ -503,13 +503,11 @@ static int parse_images(struct wctx *c, const char *path, json_t *j, struct imag
     return 0;
 }
 
-/* 1 when class j is sent to openai-embeddings: its own "api", else the
- * run's (c->default_api). */
-static int class_embeds(const struct wctx *c, json_t *j)
+/* 1 when class k is sent to openai-embeddings: its own "api" (parsed
+ * already), else the run's (c->default_api). */
+static int class_embeds(const struct wctx *c, const struct wl_class *k)
 {
-    json_t *v = json_object_get(j, "api");
-    int api = json_is_string(v) ? oai_api_from_name(json_string_value(v)) : c->default_api;
-    return api == OAI_API_EMBEDDINGS;
+    return (k->api >= 0 ? k->api : c->default_api) == OAI_API_EMBEDDINGS;
 }
 
 static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
@@ -550,6 +548,20 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
                          "a number > 0 (relative weight)", &k->weight)))
         return rc;
 
+    /* The API before the lengths, which it decides: an "api" misspelt on
+     * an embeddings class read "output_tokens: missing". */
+    v = json_object_get(j, "api");
+    if (v) {
+        int api = json_is_string(v) ? oai_api_from_name(json_string_value(v)) : -1;
+        if (api < 0) {
+            join(sub, sizeof(sub), path, "api");
+            return werr_got(c, sub, v,
+                            "\"chat\", \"completions\", \"anthropic-messages\", "
+                            "\"openai-responses\" or \"openai-embeddings\" (as --api takes them)");
+        }
+        k->api = (enum oai_api)api;
+    }
+
     v = json_object_get(j, "lengths");
     if (v) {
         join(sub, sizeof(sub), path, "lengths");
@@ -575,7 +587,7 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
     } else if ((rc =
                     get_len(c, path, j, "prompt_tokens", EMPIRICAL_COL_INPUT, &k->prompt_tokens))) {
         return rc;
-    } else if (!json_object_get(j, "output_tokens") && class_embeds(c, j)) {
+    } else if (!json_object_get(j, "output_tokens") && class_embeds(c, k)) {
         /* An embedding has no output (the CLI refuses --output-tokens
          * with it): nothing to give, and 1 is never sent. */
         k->output_tokens.kind = WL_LEN_DIST;
@@ -585,17 +597,6 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
         return rc;
     }
 
-    v = json_object_get(j, "api");
-    if (v) {
-        int api = json_is_string(v) ? oai_api_from_name(json_string_value(v)) : -1;
-        if (api < 0) {
-            join(sub, sizeof(sub), path, "api");
-            return werr_got(c, sub, v,
-                            "\"chat\", \"completions\", \"anthropic-messages\", "
-                            "\"openai-responses\" or \"openai-embeddings\" (as --api takes them)");
-        }
-        k->api = (enum oai_api)api;
-    }
     v = json_object_get(j, "ignore_eos");
     if (v) {
         if (!json_is_boolean(v)) {

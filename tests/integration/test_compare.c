@@ -616,6 +616,66 @@ static void test_compare_open_loop_schedules(void **state)
     harness_tmp_end();
 }
 
+/* The same two schedules (seeds 5 and 4 at 20 req/s for 3 s: 43 and 78
+ * arrivals) with --cold-start 30: 13 and 48 warm requests, but all 43
+ * and 78 sent in the window. Judged over the warm ones alone, the parent
+ * read "achieved rate -50.9% worse" (and output tok/s -52%) of one
+ * server: sends and tokens are per request scheduled in the window, cold
+ * ones included, goodput per warm one. */
+static void test_compare_open_loop_cold(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    harness_cur_sim_start(NULL);
+    char *dirs[2];
+    const char *seeds[2] = {"5", "4"};
+    for (int i = 0; i < 2; i++) {
+        const char *args[] = {"--rate",
+                              "20",
+                              "--duration",
+                              "3s",
+                              "--seed",
+                              seeds[i],
+                              "--prompt-tokens",
+                              "32",
+                              "--output-tokens",
+                              "4",
+                              "--ignore-eos",
+                              "--cold-start",
+                              "30",
+                              "--slo",
+                              "e2e=10s",
+                              "--no-metrics",
+                              NULL};
+        dirs[i] = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+    }
+    json_t *sa = harness_summary_load(dirs[0]), *sb = harness_summary_load(dirs[1]);
+    assert_int_equal(harness_ival_req(json_object_get(sa, "requests"), "scheduled"), 13);
+    assert_int_equal(harness_ival_req(json_object_get(sb, "requests"), "scheduled"), 48);
+    /* every arrival sent in the window, cold or warm */
+    ASSERT_NEAR(harness_num(sa, "throughput.send_rate_per_s") * 3, 43, 1e-6);
+    ASSERT_NEAR(harness_num(sb, "throughput.send_rate_per_s") * 3, 78, 1e-6);
+    json_decref(sa);
+    json_decref(sb);
+    char *err = NULL;
+    json_t *j = compare(dirs[0], dirs[1], NULL, 0, &err);
+    json_t *r = row(j, "achieved_rate");
+    assert_string_equal(harness_sval(r, "verdict"), "same");
+    ASSERT_NEAR(diff_of(r, "value"), 0, 0.03);
+    assert_string_equal(harness_sval(row(j, "output_tokens_per_s"), "verdict"), "same");
+    r = row(j, "goodput");
+    assert_string_equal(harness_sval(r, "verdict"), "same");
+    ASSERT_NEAR(diff_of(r, "value"), 0, 0.1);
+    HARNESS_HAS(err, "scheduled 43, ");
+    HARNESS_HAS(err, " 78 in the window, --cold-start's included");
+    json_decref(j);
+    free(err);
+    for (int i = 0; i < 2; i++)
+        harness_results_free(dirs[i]);
+    harness_sim_teardown(NULL);
+    harness_tmp_end();
+}
+
 static int teardown(void **state)
 {
     harness_sim_stop(&slow_sim);
@@ -628,4 +688,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_compare_same_config_is_same, teardow
              cmocka_unit_test_teardown(test_compare_slower_decode_is_worse, teardown),
              cmocka_unit_test_teardown(test_compare_different_workload_refused, teardown),
              cmocka_unit_test_teardown(test_compare_cold_outcome_keys, teardown),
-             cmocka_unit_test_teardown(test_compare_open_loop_schedules, teardown))
+             cmocka_unit_test_teardown(test_compare_open_loop_schedules, teardown),
+             cmocka_unit_test_teardown(test_compare_open_loop_cold, teardown))

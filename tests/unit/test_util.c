@@ -127,8 +127,6 @@ static void test_list_item(void **state)
     assert_string_equal(wide, "x");
 }
 
-/* ll_fmt_u64 writes what printf's %llu does, at every digit count and
- * around every power of ten. */
 /* ll_putf appends and moves at; what does not fit is cut, the buffer stays
  * a string, and once full nothing more is written. */
 static void test_putf(void **state)
@@ -147,6 +145,8 @@ static void test_putf(void **state)
     assert_int_equal(at, 7);
 }
 
+/* ll_fmt_u64 writes what printf's %llu does, at every digit count and
+ * around every power of ten. */
 static void test_fmt_u64(void **state)
 {
     uint64_t vals[200];

@@ -186,6 +186,24 @@ static void test_embeddings_no_output(void **state)
                      LL_E_INVAL);
 }
 
+/* A misspelt "api" on a class that leaves out output_tokens is named as
+ * the fault: it read "output_tokens: missing", though the class meant
+ * openai-embeddings, which needs none. */
+static void test_embeddings_api_misspelt(void **state)
+{
+    static const char typo[] = "{\"classes\":[{\"name\":\"e\",\"prompt_tokens\":64,"
+                               "\"api\":\"embedings\"}]}";
+    struct wl_file *f = NULL;
+    char err[512];
+    assert_int_equal(wl_file_parse_api("w.json", typo, strlen(typo), NULL, OAI_API_EMBEDDINGS, &f,
+                                       err, sizeof err),
+                     LL_E_INVAL);
+    assert_null(f);
+    assert_string_equal(err, "w.json:1:50: classes[0].api: expected \"chat\", \"completions\", "
+                             "\"anthropic-messages\", \"openai-responses\" or "
+                             "\"openai-embeddings\" (as --api takes them), got \"embedings\"");
+}
+
 #define CLS "{\"name\":\"a\",\"prompt_tokens\":10,\"output_tokens\":5"
 
 /* A class's extra_body is kept as given (checked against its API later,
@@ -635,4 +653,5 @@ TEST_MAIN(cmocka_unit_test(test_sample_file), cmocka_unit_test(test_defaults_and
           cmocka_unit_test(test_images), cmocka_unit_test(test_pick_frequencies),
           cmocka_unit_test(test_prefix_and_cancel_draws), cmocka_unit_test(test_prompt_build),
           cmocka_unit_test(test_prompt_salt), cmocka_unit_test(test_extra_body),
-          cmocka_unit_test(test_embeddings_no_output))
+          cmocka_unit_test(test_embeddings_no_output),
+          cmocka_unit_test(test_embeddings_api_misspelt))
