@@ -209,7 +209,8 @@ int rm_parts_check(struct merge *m)
         const char *ha = rm_jstr(a->run, "config_hash"), *hb = rm_jstr(b->run, "config_hash");
         if (strcmp(ha, hb) != 0) {
             ll_errorf("merge: %s and %s are not shards of one run: their configurations differ "
-                      "(config_hash %s and %s: other flags or another --seed)",
+                      "(config_hash %s and %s: other flags, another --seed, or input files of "
+                      "other content)",
                       a->dir, b->dir, ha, hb);
             return -1;
         }
