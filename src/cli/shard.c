@@ -267,9 +267,8 @@ int shard_expand_out(const char *tmpl, uint32_t shard, const char *host, char *o
 }
 
 const char *const shard_hash_excluded[] = {
-    "shard",         "shards",           "shard_launcher",
-    "metrics_shard", "start_at",         "started_at",
-    "threads",       "http_client_used", NULL,
+    "shard",      "shards",  "shard_launcher",   "metrics_shard", "start_at",
+    "started_at", "threads", "http_client_used", "url",           NULL,
 };
 
 #define FNV_OFFSET 0xcbf29ce484222325ULL
@@ -440,6 +439,10 @@ void shard_config_hash(const json_t *config, char out[17])
         hash_path_key(c, "trace", 0, 0);
         hash_path_key(json_object_get(c, "dataset"), "file", 0, 0);
         hash_path_key(json_object_get(c, "calibration"), "file", 0, 0);
+        /* Several --url: how many, not their names (url_weights stays). */
+        json_t *urls = json_object_get(c, "urls");
+        if (json_is_array(urls))
+            json_object_set_new(c, "urls", json_integer((json_int_t)json_array_size(urls)));
     }
     char *text = c ? json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     uint64_t h = fnv1a(FNV_OFFSET, text ? text : "", text ? strlen(text) : 0);

@@ -330,6 +330,20 @@ static void test_config_hash_files(void **state)
     put_file(d3, "len.csv", "input,output\n100,20\n300,41\n", eb, sizeof eb);
     hash_with(NULL, "workload_file", wb, hw3);
     assert_string_not_equal(hw1, hw3);
+    /* url is left out; several --url count by how many. */
+    json_t *x = json_pack("{s:i,s:s,s:[s,s]}", "seed", 7, "url", "http://a:1", "urls", "http://a:1",
+                          "http://b:1");
+    json_t *y = json_pack("{s:i,s:s,s:[s,s]}", "seed", 7, "url", "http://lb:8", "urls",
+                          "http://lb:8", "http://c:9");
+    json_t *z = json_pack("{s:i,s:s,s:[s]}", "seed", 7, "url", "http://a:1", "urls", "http://a:1");
+    shard_config_hash(x, h1);
+    shard_config_hash(y, h2);
+    assert_string_equal(h1, h2);
+    shard_config_hash(z, h2);
+    assert_string_not_equal(h1, h2);
+    json_decref(x);
+    json_decref(y);
+    json_decref(z);
     const char *files[] = {a, b, c, wa, wb, eb};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         assert_int_equal(unlink(files[i]), 0);
