@@ -1,11 +1,15 @@
-/* shard.c: the flags of a sharded run, as pure functions (shard.h). */
+/* shard.c: the flags of a sharded run, as pure functions (shard.h), and
+ * run.json's config_hash, which reads the files the config names. */
 #include "cli/shard.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/util.h"
 
@@ -263,22 +267,185 @@ int shard_expand_out(const char *tmpl, uint32_t shard, const char *host, char *o
 }
 
 const char *const shard_hash_excluded[] = {
-    "shard",         "shards",           "shard_launcher",
-    "metrics_shard", "start_at",         "started_at",
-    "threads",       "http_client_used", NULL,
+    "shard",      "shards",  "shard_launcher",   "metrics_shard", "start_at",
+    "started_at", "threads", "http_client_used", "url",           NULL,
 };
+
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+/* FNV-1a, 64 bits, of len bytes of p, continued from h. */
+static uint64_t fnv1a(uint64_t h, const void *p, size_t len)
+{
+    for (const unsigned char *s = p; len--; s++) {
+        h ^= *s;
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
+/* The whole file at path (NUL-terminated, *len bytes before the NUL; caller
+ * frees), or NULL when it cannot be read. At most 256 MiB: a larger input
+ * is hashed by its path. */
+static char *file_bytes(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 65536, n = 0;
+    char *buf = ll_malloc(cap + 1);
+    for (;;) {
+        if (n == cap) {
+            if (cap >= ((size_t)256 << 20))
+                goto fail;
+            cap *= 2;
+            buf = ll_realloc(buf, cap + 1);
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            goto fail;
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+fail:
+    close(fd);
+    free(buf);
+    return NULL;
+}
+
+/* The FILE of "empirical:FILE[#input|#output]" (spaces after the colon
+ * skipped, as the workload file's reader does) as a new string (caller
+ * frees), and in *suffix the column suffix or "". */
+static char *empirical_path(const char *spec, const char **suffix)
+{
+    const char *f = spec + strlen("empirical:");
+    while (*f == ' ')
+        f++;
+    size_t n = strlen(f);
+    *suffix = "";
+    if (n > 6 && strcmp(f + n - 6, "#input") == 0)
+        *suffix = f + (n -= 6);
+    else if (n > 7 && strcmp(f + n - 7, "#output") == 0)
+        *suffix = f + (n -= 7);
+    char *p = ll_malloc(n + 1);
+    memcpy(p, f, n);
+    p[n] = '\0';
+    return p;
+}
+
+static uint64_t wl_refs_fnv(uint64_t h, const json_t *j, const char *dir);
+
+/* h continued with the file at path: its bytes, or its path when it
+ * cannot be read (hashed as before content counted, so an unreadable file
+ * still tells two configurations apart by name). A workload file
+ * (workload set) adds the bytes of each empirical:FILE it names, found
+ * from its directory as its reader finds them. */
+static uint64_t file_fnv(uint64_t h, const char *path, int workload)
+{
+    size_t len;
+    char *b = file_bytes(path, &len);
+    if (!b)
+        return fnv1a(fnv1a(h, "path:", 5), path, strlen(path) + 1);
+    h = fnv1a(fnv1a(h, "bytes:", 6), b, len);
+    h = fnv1a(h, "", 1);
+    if (workload) {
+        json_t *j = json_loadb(b, len, 0, NULL);
+        const char *slash = strrchr(path, '/');
+        char *dir = slash ? ll_strdup(path) : NULL;
+        if (dir)
+            dir[slash - path == 0 ? 1 : slash - path] = '\0';
+        if (j)
+            h = wl_refs_fnv(h, j, dir);
+        free(dir);
+        json_decref(j);
+    }
+    free(b);
+    return h;
+}
+
+/* h continued with every "empirical:FILE" string in a workload file's j,
+ * in document order: the file's bytes (a relative FILE from dir, as
+ * wlfile.c resolves it) and its column suffix. */
+static uint64_t wl_refs_fnv(uint64_t h, const json_t *j, const char *dir)
+{
+    const char *k;
+    size_t i;
+    const json_t *v;
+    if (json_is_object(j)) {
+        json_object_foreach((json_t *)j, k, v)
+        {
+            h = wl_refs_fnv(h, v, dir);
+        }
+    } else if (json_is_array(j)) {
+        json_array_foreach(j, i, v)
+        {
+            h = wl_refs_fnv(h, v, dir);
+        }
+    } else if (json_is_string(j) && strncmp(json_string_value(j), "empirical:", 10) == 0) {
+        const char *suffix;
+        char *f = empirical_path(json_string_value(j), &suffix);
+        char *path = f;
+        if (f[0] != '/' && dir) {
+            size_t a = strlen(dir), b = strlen(f);
+            path = ll_malloc(a + b + 2);
+            memcpy(path, dir, a);
+            path[a] = '/';
+            memcpy(path + a + 1, f, b + 1);
+        }
+        h = file_fnv(h, path, 0);
+        h = fnv1a(h, suffix, strlen(suffix) + 1);
+        if (path != f)
+            free(path);
+        free(f);
+    }
+    return h;
+}
+
+/* Replace the string at o[key] by "file:" and the hex of its file's
+ * hash: an empirical spec (spec set) keeps its "empirical:" and column
+ * suffix. Nothing when o[key] is not a string (absent, null). */
+static void hash_path_key(json_t *o, const char *key, int spec, int workload)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    if (!v || (spec && strncmp(v, "empirical:", 10) != 0))
+        return;
+    const char *suffix = "";
+    char *path = spec ? empirical_path(v, &suffix) : ll_strdup(v);
+    char text[64];
+    snprintf(text, sizeof text, "%sfile:%016llx%s", spec ? "empirical:" : "",
+             (unsigned long long)file_fnv(FNV_OFFSET, path, workload), suffix);
+    free(path);
+    json_object_set_new(o, key, json_string(text));
+}
 
 void shard_config_hash(const json_t *config, char out[17])
 {
     json_t *c = json_deep_copy(config);
     for (size_t i = 0; c && shard_hash_excluded[i]; i++)
         json_object_del(c, shard_hash_excluded[i]);
-    char *text = c ? json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (const unsigned char *s = (const unsigned char *)(text ? text : ""); *s; s++) {
-        h ^= *s;
-        h *= 0x100000001b3ULL;
+    if (c) {
+        /* What the files say, not where they are. */
+        hash_path_key(c, "prompt_tokens", 1, 0);
+        hash_path_key(c, "output_tokens", 1, 0);
+        hash_path_key(c, "lengths", 1, 0);
+        hash_path_key(c, "workload_file", 0, 1);
+        hash_path_key(c, "trace", 0, 0);
+        hash_path_key(json_object_get(c, "dataset"), "file", 0, 0);
+        hash_path_key(json_object_get(c, "calibration"), "file", 0, 0);
+        /* Several --url: how many, not their names (url_weights stays). */
+        json_t *urls = json_object_get(c, "urls");
+        if (json_is_array(urls))
+            json_object_set_new(c, "urls", json_integer((json_int_t)json_array_size(urls)));
     }
+    char *text = c ? json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    uint64_t h = fnv1a(FNV_OFFSET, text ? text : "", text ? strlen(text) : 0);
     snprintf(out, 17, "%016llx", (unsigned long long)h);
     free(text);
     json_decref(c);

@@ -60,12 +60,20 @@ int shard_expand_out(const char *tmpl, uint32_t shard, const char *host, char *o
 
 /* The keys of run.json's config that the configuration hash leaves out:
  * what differs between the shards of one schedule, or between machines,
- * without changing the schedule. NULL-terminated. */
+ * without changing the schedule (url: shards may reach one server by
+ * other names). NULL-terminated. */
 extern const char *const shard_hash_excluded[];
 
 /* The hash of config (run.json's config object) without the keys of
  * shard_hash_excluded: FNV-1a, 64 bits, over its compact JSON with sorted
- * keys, as 16 hex digits into out (at least 17 bytes). */
+ * keys, as 16 hex digits into out (at least 17 bytes). Each key that names
+ * a file counts by the file's content, not its path: workload_file (with
+ * every empirical:FILE in it, found from its directory), lengths,
+ * prompt_tokens and output_tokens when empirical:FILE (their #column
+ * kept), trace, dataset.file and calibration.file; a file that cannot be
+ * read (or is over 256 MiB) counts by its path. urls counts by how many.
+ * Reads those files (relative paths from the working directory); config
+ * is left as it was. */
 void shard_config_hash(const json_t *config, char out[17]);
 
 #endif

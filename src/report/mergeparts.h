@@ -74,6 +74,7 @@ struct merge {
     int estimated;            /* 1: M is an estimate (closed loop, sessions) */
     char missing_shards[512]; /* "2, 3" or "" */
     char incomplete[768];     /* "incomplete: N of M requests (...)" or "" */
+    char url_note[1200];      /* the shards' urls differ: the note, or "" */
     double inflight_max;
     uint64_t last_end_ns;   /* the latest end_ns of the merged records */
     uint64_t last_sched_ns; /* their latest sched_ns, warm-up and cold start included */

@@ -198,6 +198,30 @@ int rm_part_load(struct part *p, const char *dir, int rebuild)
     return 0;
 }
 
+/* config_hash leaves url out (shards may reach one server through a load
+ * balancer or by per-machine names), so the shards' urls (and several
+ * --url's lists) may differ: m->url_note says so, naming the first shard
+ * whose differ from the first's, and goes to stderr. */
+static void rm_urls_note(struct merge *m)
+{
+    const json_t *ca = json_object_get(m->parts[0].run, "config");
+    const char *ua = rm_jstr(ca, "url");
+    for (size_t i = 1; i < m->n_parts; i++) {
+        const json_t *cb = json_object_get(m->parts[i].run, "config");
+        const char *ub = rm_jstr(cb, "url");
+        const json_t *la = json_object_get(ca, "urls"), *lb = json_object_get(cb, "urls");
+        if (ua && ub && strcmp(ua, ub) == 0 && ((!la && !lb) || json_equal(la, lb)))
+            continue;
+        snprintf(m->url_note, sizeof m->url_note,
+                 "the shards reached the target by other URLs: %s (shard %u, %s) and %s (shard "
+                 "%u, %s); config_hash leaves url out",
+                 ua ? ua : "none", m->parts[0].shard, m->parts[0].dir, ub ? ub : "none",
+                 m->parts[i].shard, m->parts[i].dir);
+        ll_errorf("merge: note: %s", m->url_note);
+        return;
+    }
+}
+
 /* The refusals: one configuration, one count, each shard once. */
 int rm_parts_check(struct merge *m)
 {
@@ -209,7 +233,8 @@ int rm_parts_check(struct merge *m)
         const char *ha = rm_jstr(a->run, "config_hash"), *hb = rm_jstr(b->run, "config_hash");
         if (strcmp(ha, hb) != 0) {
             ll_errorf("merge: %s and %s are not shards of one run: their configurations differ "
-                      "(config_hash %s and %s: other flags or another --seed)",
+                      "(config_hash %s and %s: other flags, another --seed, or input files of "
+                      "other content)",
                       a->dir, b->dir, ha, hb);
             return -1;
         }
@@ -238,6 +263,7 @@ int rm_parts_check(struct merge *m)
             }
         }
     }
+    rm_urls_note(m);
     return 0;
 }
 
@@ -657,6 +683,8 @@ json_t *rm_merged_run_json(struct merge *m, int allow_partial, json_t *outcome, 
             json_incref(json_object_get(json_object_get(p->run, "config"), "shard_launcher")));
         json_object_set_new(
             o, "host", json_incref(json_object_get(json_object_get(p->run, "host"), "hostname")));
+        json_t *url = json_object_get(json_object_get(p->run, "config"), "url");
+        json_object_set_new(o, "url", url ? json_incref(url) : json_null());
         json_object_set_new(o, "records", json_integer((json_int_t)p->lines));
         json_object_set_new(o, "interrupted", json_boolean(p->interrupted));
         json_t *st = json_object_get(p->run, "start");
@@ -677,6 +705,10 @@ json_t *rm_merged_run_json(struct merge *m, int allow_partial, json_t *outcome, 
     json_object_set_new(mg, "missing_ids", json_integer((json_int_t)m->missing_ids));
     json_object_set_new(mg, "estimated", json_boolean(m->estimated));
     json_object_set_new(mg, "allow_partial", json_boolean(allow_partial));
+    json_t *notes = json_array();
+    if (m->url_note[0])
+        json_array_append_new(notes, json_string(m->url_note));
+    json_object_set_new(mg, "notes", notes);
     json_object_set_new(run, "merged", mg);
     json_object_set_new(outcome, "exit_status", json_integer(code));
     json_object_set_new(run, "outcome", outcome);

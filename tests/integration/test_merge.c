@@ -1518,8 +1518,90 @@ static void test_sweep_energy(void **state)
     json_decref(sm);
 }
 
+/* Shards on other machines: one workload at two paths (wl-a.json,
+ * wl-b.json) and the server by two names (127.0.0.1 and localhost) merge, with a note
+ * on stderr and in run.json's merged.notes naming both URLs; before,
+ * config_hash covered the paths and the url and merge refused them. A
+ * workload file of one path but other content (a weight 3 made 2 between
+ * the shards) is refused, naming config_hash; before, it merged. */
+static void test_shards_by_content(void **state)
+{
+    char url[160], url2[170], wa[600], wb[600], sd[3][600], m[600], line[2200], *err = NULL;
+    harness_sim_v1_start(url, sizeof url, NULL);
+    /* the same sim by another name (localhost is 127.0.0.1 or ::1) */
+    const char *ip = strstr(url, "127.0.0.1");
+    assert_non_null(ip);
+    snprintf(url2, sizeof url2, "%.*slocalhost%s", (int)(ip - url), url, ip + 9);
+    harness_tmp_path(wa, sizeof wa, "wl-a.json");
+    harness_tmp_path(wb, sizeof wb, "wl-b.json");
+    harness_write_file(wa, workload_json);
+    harness_write_file(wb, workload_json);
+    const char *urls[] = {url, url2, url}, *wls[] = {wa, wb, wa}, *specs[] = {"0/2", "1/2", "1/2"};
+    for (int k = 0; k < 3; k++) {
+        char leaf[8];
+        snprintf(leaf, sizeof leaf, "c%d", k);
+        harness_tmp_path(sd[k], 600, leaf);
+        if (k == 2) { /* wl-a.json, one byte other */
+            char *other = strdup(workload_json);
+            char *w = strstr(other, "\"weight\": 3");
+            assert_non_null(w);
+            w[10] = '2';
+            harness_write_file(wa, other);
+            free(other);
+        }
+        const char *a[] = {"run",  "--url",         urls[k], "--out",      sd[k],     "--workload",
+                           wls[k], "--rate",        "50",    "--requests", "40",      "--seed",
+                           "3",    "--prompt-salt", "1",     "--quiet",    "--shard", specs[k],
+                           NULL};
+        free(harness_run_expect(a, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    }
+    json_t *r0 = harness_json_load(sd[0], "run.json"), *r2 = harness_json_load(sd[2], "run.json");
+    /* the same path, other content: the hashes differ */
+    assert_string_not_equal(harness_sval(r0, "config_hash"), harness_sval(r2, "config_hash"));
+    json_decref(r2);
+
+    int rc;
+    harness_tmp_path(m, sizeof m, "m");
+    const char *a1[] = {"merge", sd[0], sd[1], "--out", m, NULL};
+    assert_int_equal(harness_run(a1, 60, &rc, NULL, &err), 0);
+    if (rc == 2 || rc != want_status(m, 0))
+        fail_msg("merge: exit %d: %s", rc, err);
+    char note[2000];
+    snprintf(note, sizeof note,
+             "the shards reached the target by other URLs: %s (shard 0, %s) and %s (shard 1, "
+             "%s); config_hash leaves url out",
+             url, sd[0], url2, sd[1]);
+    snprintf(line, sizeof line, "merge: note: %s\n", note);
+    HARNESS_HAS(err, line);
+    free(err);
+    struct harness_recs *r = harness_requests_load(m);
+    assert_int_equal(r->n, 40);
+    harness_recs_free(r);
+    json_t *run = harness_json_load(m, "run.json");
+    json_t *mg = json_object_get(run, "merged");
+    assert_int_equal(json_array_size(json_object_get(mg, "notes")), 1);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(mg, "notes"), 0)), note);
+    json_t *dirs = json_object_get(mg, "dirs");
+    assert_string_equal(harness_sval(json_array_get(dirs, 0), "url"), url);
+    assert_string_equal(harness_sval(json_array_get(dirs, 1), "url"), url2);
+    /* run.json still shows the paths; the hash is the shards' */
+    json_t *cfg = json_object_get(run, "config");
+    assert_string_equal(harness_sval(cfg, "workload_file"), wa);
+    assert_string_equal(harness_sval(run, "config_hash"), harness_sval(r0, "config_hash"));
+    json_decref(run);
+    json_decref(r0);
+
+    const char *a2[] = {"merge", sd[0], sd[2], "--out", m, "--force", NULL};
+    snprintf(line, sizeof line,
+             "merge: %s and %s are not shards of one run: their configurations differ "
+             "(config_hash ",
+             sd[0], sd[2]);
+    harness_expect_usage(a2, line);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_mpirun_merge_matches_single, teardown),
              cmocka_unit_test_teardown(test_partial_and_refusals, teardown),
+             cmocka_unit_test_teardown(test_shards_by_content, teardown),
              cmocka_unit_test_teardown(test_cold_merged, teardown),
              cmocka_unit_test_teardown(test_compare_like_shards, teardown),
              cmocka_unit_test_teardown(test_hist_only, teardown),

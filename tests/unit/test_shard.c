@@ -3,7 +3,11 @@
  * --start-at's parser, --out's placeholders and the configuration hash. */
 #include "test.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/shard.h"
 #include "util/util.h"
@@ -231,11 +235,129 @@ static void test_config_hash(void **state)
     json_decref(b);
 }
 
+/* Write text to dir/name, the path into path (len bytes). */
+static void put_file(const char *dir, const char *name, const char *text, char *path, size_t len)
+{
+    snprintf(path, len, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* The hash of a config whose key (or parent.key) is value. */
+static void hash_with(const char *parent, const char *key, const char *value, char out[17])
+{
+    json_t *c = json_pack("{s:i,s:s}", "seed", 7, "url", "http://127.0.0.1:1/v1");
+    json_t *o = c;
+    if (parent) {
+        o = json_object();
+        json_object_set_new(c, parent, o);
+    }
+    json_object_set_new(o, key, json_string(value));
+    shard_config_hash(c, out);
+    /* run.json keeps the path: only the hash reads the file */
+    assert_string_equal(json_string_value(json_object_get(o, key)), value);
+    json_decref(c);
+}
+
+/* Shards on two machines read one workload from two paths (/home/a/wl.json
+ * and /srv/b/wl.json): merge refused them, as the hash covered the path.
+ * Two files of one path but other content merged into nonsense. The hash
+ * now covers each file's bytes and not its path, for every key that names
+ * a file; a file that cannot be read counts by its path. */
+static void test_config_hash_files(void **state)
+{
+    char d1[] = "/tmp/llmload-shard-XXXXXX", d2[] = "/tmp/llmload-shard-XXXXXX";
+    assert_non_null(mkdtemp(d1));
+    assert_non_null(mkdtemp(d2));
+    char a[256], b[256], c[256], eb[256], wa[256], wb[256];
+    put_file(d1, "len.csv", "input,output\n100,20\n300,40\n", a, sizeof a);
+    put_file(d2, "len.csv", "input,output\n100,20\n300,40\n", b, sizeof b);
+    put_file(d2, "other.csv", "input,output\n100,20\n300,41\n", c, sizeof c);
+    struct {
+        const char *parent, *key, *pre, *post;
+    } keys[] = {
+        {NULL, "workload_file", "", ""},
+        {NULL, "lengths", "empirical:", ""},
+        {NULL, "prompt_tokens", "empirical:", "#input"},
+        {NULL, "output_tokens", "empirical:", ""},
+        {NULL, "trace", "", ""},
+        {"dataset", "file", "", ""},
+        {"calibration", "file", "", ""},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        char va[300], vb[300], vc[300], ha[17], hb[17], hc[17];
+        snprintf(va, sizeof va, "%s%s%s", keys[i].pre, a, keys[i].post);
+        snprintf(vb, sizeof vb, "%s%s%s", keys[i].pre, b, keys[i].post);
+        snprintf(vc, sizeof vc, "%s%s%s", keys[i].pre, c, keys[i].post);
+        hash_with(keys[i].parent, keys[i].key, va, ha);
+        hash_with(keys[i].parent, keys[i].key, vb, hb);
+        hash_with(keys[i].parent, keys[i].key, vc, hc);
+        print_message("%s: %s %s %s\n", keys[i].key, ha, hb, hc);
+        assert_string_equal(ha, hb);     /* one content at two paths */
+        assert_string_not_equal(ha, hc); /* one byte other */
+    }
+    /* The column suffix still counts. */
+    char v1[300], v2[300], h1[17], h2[17];
+    snprintf(v1, sizeof v1, "empirical:%s#input", a);
+    snprintf(v2, sizeof v2, "empirical:%s#output", a);
+    hash_with(NULL, "prompt_tokens", v1, h1);
+    hash_with(NULL, "prompt_tokens", v2, h2);
+    assert_string_not_equal(h1, h2);
+    /* A file that cannot be read counts by its path. */
+    char m1[300], m2[300];
+    snprintf(m1, sizeof m1, "%s/missing.csv", d1);
+    snprintf(m2, sizeof m2, "%s/missing.csv", d2);
+    hash_with(NULL, "trace", m1, h1);
+    hash_with(NULL, "trace", m2, h2);
+    assert_string_not_equal(h1, h2);
+    /* A workload file counts the empirical files it names too, found from
+     * its own directory: the same relative name in each, one byte other in
+     * the third. */
+    const char *wl = "{\"classes\": [{\"name\": \"x\", \"weight\": 1, "
+                     "\"lengths\": \"empirical:len.csv\"}]}\n";
+    put_file(d1, "wl.json", wl, wa, sizeof wa);
+    char d3[300];
+    snprintf(d3, sizeof d3, "%s/sub", d2);
+    assert_int_equal(mkdir(d3, 0755), 0);
+    put_file(d3, "wl.json", wl, wb, sizeof wb);
+    put_file(d3, "len.csv", "input,output\n100,20\n300,40\n", eb, sizeof eb);
+    char hw1[17], hw2[17], hw3[17];
+    hash_with(NULL, "workload_file", wa, hw1);
+    hash_with(NULL, "workload_file", wb, hw2);
+    assert_string_equal(hw1, hw2);
+    put_file(d3, "len.csv", "input,output\n100,20\n300,41\n", eb, sizeof eb);
+    hash_with(NULL, "workload_file", wb, hw3);
+    assert_string_not_equal(hw1, hw3);
+    /* url is left out; several --url count by how many. */
+    json_t *x = json_pack("{s:i,s:s,s:[s,s]}", "seed", 7, "url", "http://a:1", "urls", "http://a:1",
+                          "http://b:1");
+    json_t *y = json_pack("{s:i,s:s,s:[s,s]}", "seed", 7, "url", "http://lb:8", "urls",
+                          "http://lb:8", "http://c:9");
+    json_t *z = json_pack("{s:i,s:s,s:[s]}", "seed", 7, "url", "http://a:1", "urls", "http://a:1");
+    shard_config_hash(x, h1);
+    shard_config_hash(y, h2);
+    assert_string_equal(h1, h2);
+    shard_config_hash(z, h2);
+    assert_string_not_equal(h1, h2);
+    json_decref(x);
+    json_decref(y);
+    json_decref(z);
+    const char *files[] = {a, b, c, wa, wb, eb};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        assert_int_equal(unlink(files[i]), 0);
+    assert_int_equal(rmdir(d3), 0);
+    assert_int_equal(rmdir(d1), 0);
+    assert_int_equal(rmdir(d2), 0);
+}
+
 /* clang-format off */
 TEST_MAIN(cmocka_unit_test(test_parse_flag),
           cmocka_unit_test(test_env_each_launcher),
           cmocka_unit_test(test_env_errors),
           cmocka_unit_test(test_start_at),
           cmocka_unit_test(test_expand_out),
-          cmocka_unit_test(test_config_hash))
+          cmocka_unit_test(test_config_hash),
+          cmocka_unit_test(test_config_hash_files))
 /* clang-format on */
