@@ -2,16 +2,14 @@
  * run.json's config_hash, which reads the files the config names. */
 #include "cli/shard.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "util/util.h"
+#include "workload/jsonfile.h"
 
 const char *shard_launcher_name(enum shard_launcher l)
 {
@@ -284,42 +282,6 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t len)
     return h;
 }
 
-/* The whole file at path (NUL-terminated, *len bytes before the NUL; caller
- * frees), or NULL when it cannot be read. At most 256 MiB: a larger input
- * is hashed by its path. */
-static char *file_bytes(const char *path, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    size_t cap = 65536, n = 0;
-    char *buf = ll_malloc(cap + 1);
-    for (;;) {
-        if (n == cap) {
-            if (cap >= ((size_t)256 << 20))
-                goto fail;
-            cap *= 2;
-            buf = ll_realloc(buf, cap + 1);
-        }
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            goto fail;
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    close(fd);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-fail:
-    close(fd);
-    free(buf);
-    return NULL;
-}
-
 /* The FILE of "empirical:FILE[#input|#output]" (spaces after the colon
  * skipped, as the workload file's reader does) as a new string (caller
  * frees), and in *suffix the column suffix or "". */
@@ -349,9 +311,10 @@ static uint64_t wl_refs_fnv(uint64_t h, const json_t *j, const char *dir);
  * from its directory as its reader finds them. */
 static uint64_t file_fnv(uint64_t h, const char *path, int workload)
 {
+    /* At most 256 MiB: a larger input is hashed by its path. */
     size_t len;
-    char *b = file_bytes(path, &len);
-    if (!b)
+    char *b, why[8];
+    if (jsonfile_read_all(path, (size_t)256 << 20, &b, &len, why, sizeof why) != 0)
         return fnv1a(fnv1a(h, "path:", 5), path, strlen(path) + 1);
     h = fnv1a(fnv1a(h, "bytes:", 6), b, len);
     h = fnv1a(h, "", 1);
