@@ -66,6 +66,11 @@ static int parse_args(int argc, char **argv, struct calib_opts *o, char *err, si
         o->url = RUNOPTS_DEFAULT_URL;
     if (runopts_check_url(o->url, err, errlen) != 0)
         return LL_E_INVAL;
+    /* As run refuses it: a key named and not there would send no key at
+     * all, and the probes' 401 would say less than this. */
+    const char *key = o->api_key_env ? getenv(o->api_key_env) : NULL;
+    if (o->api_key_env && (!key || !*key))
+        return runopts_errf(err, errlen, "--api-key-env: $%s is not set", o->api_key_env);
     if (!o->out)
         o->out = "calibration.json";
     /* What can be told before the probes run (they take a while, and

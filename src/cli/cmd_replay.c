@@ -110,6 +110,17 @@ static int take_gpu_sampler(void *dst, const char *a, char *err, size_t errlen)
     return runopts_gpu_sampler(a, &((struct replay_args *)dst)->ro.gpu_smi, err, errlen);
 }
 
+/* --rate: not a replay flag, but getopt would take it as an abbreviation
+ * of --rate-scale and divide every offset by the rate a user meant to
+ * offer ("--rate 5" ran a 3 req/s trace at 15). Refused, saying what to
+ * give instead; not in --help. */
+static int refuse_rate(void *dst, const char *a, char *err, size_t errlen)
+{
+    return runopts_errf(err, errlen,
+                        "--rate: a replay offers the trace at its own times; "
+                        "--rate-scale R multiplies its rate by R (--time-scale S stretches it)");
+}
+
 /* The flags only `replay` has; runopts_parse adds the shared ones. */
 static const struct runopts_flag replay_own_flags[] = {
     RUNOPTS_VALUE("time-scale", struct replay_args, ro.time_scale),
@@ -119,6 +130,7 @@ static const struct runopts_flag replay_own_flags[] = {
     RUNOPTS_VALUE("max-tokens-total", struct replay_args, o.max_tokens_total),
     {"gpu-metrics", 0, RUNOPTS_KIND_CALL, 0, take_gpu_url},
     {"gpu-sampler", 0, RUNOPTS_KIND_CALL, 0, take_gpu_sampler},
+    {"rate", 0, RUNOPTS_KIND_CALL, 0, refuse_rate},
 };
 
 static int parse_args(int argc, char **argv, struct replay_args *ra, char *err, size_t errlen)

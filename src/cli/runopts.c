@@ -450,6 +450,11 @@ int runopts_metrics_flags(const char *interval, int off, const char *url, const 
                             interval);
     if (off && url)
         return runopts_errf(err, errlen, "--no-metrics and --metrics-url: pick one");
+    /* Checked here, not at the first scrape: a URL the scraper cannot use
+     * would otherwise run the whole load with every scrape failed. */
+    if (url && strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+        return runopts_errf(err, errlen,
+                            "--metrics-url: expected an http:// or https:// URL, got \"%s\"", url);
     if (prom_url && url)
         return runopts_errf(err, errlen,
                             "--metrics-url and --prometheus: pick one (the server's figures come "

@@ -204,8 +204,9 @@ int runopts_gpu_sampler(const char *a, int *smi, char *err, size_t errlen);
 
 /* --metrics-interval (default SCRAPE_DEFAULT_INTERVAL_NS, at least
  * SCRAPE_MIN_INTERVAL_NS) into *interval_ns, and --metrics-url refused
- * beside --no-metrics or --prometheus (prom_url: its URL, NULL when not
- * given); run and sweep take these flags. 0 or LL_E_INVAL. */
+ * when it is not http:// or https://, or beside --no-metrics or
+ * --prometheus (prom_url: its URL, NULL when not given); run and sweep
+ * take these flags. 0 or LL_E_INVAL. */
 int runopts_metrics_flags(const char *interval, int off, const char *url, const char *prom_url,
                           uint64_t *interval_ns, char *err, size_t errlen);
 

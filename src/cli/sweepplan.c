@@ -146,6 +146,18 @@ void sweep_usage(FILE *f)
     fprintf(f, "\n%s", promopts_help);
 }
 
+/* --burst: run's flag, not a sweep's, but getopt would take it as an
+ * abbreviation of --burstiness and then blame that flag for run's syntax
+ * ("--burstiness: expected a positive number ..., got \"at=2s,count=20\"",
+ * or a bare count read as the burstiness). Refused by its own name; not
+ * in --help. */
+static int refuse_burst(void *dst, const char *a, char *err, size_t errlen)
+{
+    return runopts_errf(err, errlen,
+                        "--burst: applies to llmload run; a sweep's steps take no bursts "
+                        "(--burstiness K shapes each step's arrivals)");
+}
+
 /* --gpu-metrics: repeatable, up to RUNOPTS_MAX_GPU_URLS URLs. */
 static int take_gpu_url(void *dst, const char *a, char *err, size_t errlen)
 {
@@ -198,6 +210,7 @@ static const struct runopts_flag sweep_own_flags[] = {
     VALUE("engine-limits", engine_limits),
     {"gpu-metrics", 0, RUNOPTS_KIND_CALL, 0, take_gpu_url},
     {"gpu-sampler", 0, RUNOPTS_KIND_CALL, 0, take_gpu_sampler},
+    {"burst", 0, RUNOPTS_KIND_CALL, 0, refuse_burst},
 };
 #undef VALUE
 #undef SET

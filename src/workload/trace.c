@@ -136,6 +136,14 @@ static int get_prompt(struct tparse *p, const struct jscan_value *v,
              TRACE_MAX_PROMPT_BYTES, jsonfile_quote(v->ptr, v->len, q, sizeof(q)));
         return LL_E_INVAL;
     }
+    /* An empty text is a prompt of 0 tokens, refused as prompt_tokens 0
+     * is: the record would say 1 and the server would get no question. */
+    if (n == 0) {
+        terr(p, v, "prompt",
+             "expected a non-empty string (a prompt of at least 1 token), "
+             "got \"\"");
+        return LL_E_INVAL;
+    }
     if (t->arena_bytes + n + 1 > p->arena_cap) {
         size_t cap = p->arena_cap ? p->arena_cap : 4096;
         while (cap < t->arena_bytes + n + 1)

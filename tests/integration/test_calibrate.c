@@ -903,6 +903,10 @@ static void test_calibrate_flag_errors(void **state)
          "--out: \"/tmp\" is a directory"},
         {{"calibrate", "--url", "http://127.0.0.1:9/v1", "--out", "/nonexistent/c.json"},
          "--out: no directory \"/nonexistent\" to write \"/nonexistent/c.json\" in"},
+        /* as run says it (calibrate probed without a key, exit 3) */
+        {{"calibrate", "--url", "http://127.0.0.1:9/v1", "--api-key-env",
+          "LLMLOAD_TEST_NO_SUCH_KEY"},
+         "--api-key-env: $LLMLOAD_TEST_NO_SUCH_KEY is not set"},
         /* said as every input file says it (was "c.json:-1:-1: unable to
          * open ...", and for a directory "'[' or '{' expected") */
         {{"run", "--rate", "5", "--calibration", "/nonexistent/c.json"},

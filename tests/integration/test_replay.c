@@ -480,7 +480,11 @@ static void test_replay_bad_input(void **state)
     HARNESS_EXPECT_USAGES(
         {{"replay", good, "--url", url, "--time-scale", "1e19"},
          "--time-scale/--rate-scale: x1e+19 puts the trace's last request (at 1s) at 1e+19s"},
-        {{"replay", "", "--url", url}, "replay: the trace file is an empty path"});
+        {{"replay", "", "--url", url}, "replay: the trace file is an empty path"},
+        /* was taken as --rate-scale 5: the 1 req/s trace offered at 5 */
+        {{"replay", good, "--url", url, "--rate", "5"},
+         "--rate: a replay offers the trace at its own times; --rate-scale R multiplies its "
+         "rate by R (--time-scale S stretches it)"});
     harness_rm_rf(dir);
     free(dir);
 }

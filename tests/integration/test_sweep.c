@@ -1040,6 +1040,10 @@ static void test_flags_and_help(void **state)
                           {{"sweep", "--rates", ""}, "--rates: expected auto or a list"},
                           {{"sweep", "--rates", "2,4,"}, "--rates: trailing comma in \"2,4,\""},
                           {{"sweep", "--rates", "2,,4"}, "--rates: expected auto or a list"},
+                          /* taken as --burstiness, and that flag blamed for run's syntax */
+                          {{"sweep", "--rates", "2", "--burst", "at=2s,count=20"},
+                           "--burst: applies to llmload run; a sweep's steps take no bursts "
+                           "(--burstiness K shapes each step's arrivals)"},
                           /* refused before the sim starts (it said so in 4 lines) */
                           {{"demo", "--out", "/dev/null"}, "--out: results directory"},
                           /* printed the general help, exit 0 */

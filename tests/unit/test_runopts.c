@@ -75,6 +75,14 @@ static void test_value_errors(void **state)
     ASSERT_USAGE(runopts_metrics_flags(NULL, 1, "http://x/metrics", NULL, &n, err, sizeof err), err,
                  "--no-metrics and --metrics-url: pick one");
     ASSERT_USAGE(
+        runopts_metrics_flags(NULL, 0, "127.0.0.1:8000/metrics", NULL, &n, err, sizeof err), err,
+        "--metrics-url: expected an http:// or https:// URL, got "
+        "\"127.0.0.1:8000/metrics\"");
+    ASSERT_USAGE(runopts_metrics_flags(NULL, 0, "ftp://x/metrics", NULL, &n, err, sizeof err), err,
+                 "--metrics-url: expected an http:// or https:// URL, got \"ftp://x/metrics\"");
+    assert_int_equal(runopts_metrics_flags(NULL, 0, "https://x/metrics", NULL, &n, err, sizeof err),
+                     0);
+    ASSERT_USAGE(
         runopts_metrics_flags(NULL, 0, "http://x/metrics", "http://p:9090", &n, err, sizeof err),
         err,
         "--metrics-url and --prometheus: pick one (the server's figures come from one "

@@ -213,6 +213,10 @@ static void test_errors(void **state)
               "prompt: expected text without NUL", NULL);
     parse_bad("{\"sched_ns\":5,\"max_tokens\":1,\"prompt\":7}\n",
               "prompt: expected a string", NULL);
+    parse_bad("{\"sched_ns\":5,\"max_tokens\":1,\"prompt\":\"\"}\n",
+              "t.jsonl:1:39: prompt: expected a non-empty string (a prompt of at least 1 token), "
+              "got \"\"",
+              NULL);
     parse_bad("{\"index\":0,\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1}\n" OKL, "t.jsonl:2:1: index: missing, but line 1 has one",
               NULL);
     parse_bad(OKL "{\"index\":1,\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1}\n",
