@@ -212,9 +212,14 @@ void jsonfile_json_error(const char *name, unsigned long first_line,
                  JSCAN_DEFAULT_DEPTH);
         return;
     }
-    snprintf(err, errlen, "%s:%lu:%d: invalid JSON: %s", name,
+    /* Text that does not even start as a JSON value is most likely another
+     * format (a YAML workload read "invalid token near 'classes'"). */
+    size_t at = jsonfile_skip_blank(text, len);
+    int not_json = at < len && !strchr("{[\"-0123456789tfn", text[at]);
+    snprintf(err, errlen, "%s:%lu:%d: invalid JSON: %s%s", name,
              first_line + (unsigned long)(jerr.line > 1 ? jerr.line - 1 : 0),
-             jerr.column > 0 ? jerr.column : 1, jerr.text);
+             jerr.column > 0 ? jerr.column : 1, jerr.text,
+             not_json ? " (JSON expected: YAML and other formats are not read)" : "");
 }
 
 int jsonfile_json_members(const char *name, unsigned long line,

@@ -288,6 +288,9 @@ static void test_errors(void **state)
     parse_bad("", "w.json: empty file", NULL);
     parse_bad(" \n\t\n", "w.json: empty file", NULL);
     parse_bad("{\"classes\": [\n  {\"name\": \"a\",}]}", "w.json:2:", "invalid JSON");
+    /* A YAML file says what the file must be; a JSON typo does not. */
+    parse_bad("classes:\n  - name: a\n", "w.json:1:7: invalid JSON: invalid token near 'classes'",
+              " (JSON expected: YAML and other formats are not read)");
     parse_bad("{\"classes\": [], \"classes\": []}", "w.json:1:", "duplicate");
     parse_bad("[1]", "w.json:1:1: expected an object", NULL);
     parse_bad("{\"clases\": []}", "w.json:1:12: clases: unknown field \"clases\"",
