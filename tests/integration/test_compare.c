@@ -558,19 +558,13 @@ static void test_compare_cold_outcome_keys(void **state)
     harness_tmp_end();
 }
 
-/* Two open loops on one server whose Poisson schedules drew 43 and 78
- * requests in 3 s (seeds 5 and 4 at 20 req/s): the sends per second
- * differ by +81%, beyond Poisson noise, and the parent called the
- * candidate's achieved rate "better" (and its output tok/s), though the
- * server set neither. Judged per scheduled request they are the same,
- * compare.json says rates_per_scheduled, and a note names both
- * schedules' counts. */
-static void test_compare_open_loop_schedules(void **state)
+/* Two open-loop runs on the default sim (harness_cur_sim, started
+ * here) at 20 req/s for 3 s of 32 prompt and 4 output tokens, seeds 5
+ * and 4 (43 and 78 arrivals), with extra (NULL-terminated, may be NULL)
+ * after: their results directories into dirs. */
+static void two_seeds(const char *const *extra, char *dirs[2])
 {
-    (void)state;
-    harness_tmp_begin();
     harness_cur_sim_start(NULL);
-    char *dirs[2];
     const char *seeds[2] = {"5", "4"};
     for (int i = 0; i < 2; i++) {
         const char *args[] = {"--rate",
@@ -586,8 +580,35 @@ static void test_compare_open_loop_schedules(void **state)
                               "--ignore-eos",
                               "--no-metrics",
                               NULL};
-        dirs[i] = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
+        struct harness_argv a = {0};
+        harness_argv_add(&a, args);
+        harness_argv_add(&a, extra);
+        dirs[i] = harness_run_client(NULL, a.v, HARNESS_RC_OK_OR_INVALID, NULL);
     }
+}
+
+/* two_seeds' directories freed, its sim stopped, the test's tmp ended. */
+static void two_seeds_free(char *dirs[2])
+{
+    for (int i = 0; i < 2; i++)
+        harness_results_free(dirs[i]);
+    harness_sim_teardown(NULL);
+    harness_tmp_end();
+}
+
+/* Two open loops on one server whose Poisson schedules drew 43 and 78
+ * requests in 3 s (seeds 5 and 4 at 20 req/s): the sends per second
+ * differ by +81%, beyond Poisson noise, and the parent called the
+ * candidate's achieved rate "better" (and its output tok/s), though the
+ * server set neither. Judged per scheduled request they are the same,
+ * compare.json says rates_per_scheduled, and a note names both
+ * schedules' counts. */
+static void test_compare_open_loop_schedules(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char *dirs[2];
+    two_seeds(NULL, dirs);
     json_t *sa = harness_summary_load(dirs[0]), *sb = harness_summary_load(dirs[1]);
     int64_t na = harness_ival_req(json_object_get(sa, "requests"), "scheduled");
     int64_t nb = harness_ival_req(json_object_get(sb, "requests"), "scheduled");
@@ -610,10 +631,7 @@ static void test_compare_open_loop_schedules(void **state)
     assert_string_equal(harness_sval(row(j, "output_tokens_per_s"), "verdict"), "same");
     json_decref(j);
     free(err);
-    for (int i = 0; i < 2; i++)
-        harness_results_free(dirs[i]);
-    harness_sim_teardown(NULL);
-    harness_tmp_end();
+    two_seeds_free(dirs);
 }
 
 /* The same two schedules (seeds 5 and 4 at 20 req/s for 3 s: 43 and 78
@@ -626,29 +644,9 @@ static void test_compare_open_loop_cold(void **state)
 {
     (void)state;
     harness_tmp_begin();
-    harness_cur_sim_start(NULL);
     char *dirs[2];
-    const char *seeds[2] = {"5", "4"};
-    for (int i = 0; i < 2; i++) {
-        const char *args[] = {"--rate",
-                              "20",
-                              "--duration",
-                              "3s",
-                              "--seed",
-                              seeds[i],
-                              "--prompt-tokens",
-                              "32",
-                              "--output-tokens",
-                              "4",
-                              "--ignore-eos",
-                              "--cold-start",
-                              "30",
-                              "--slo",
-                              "e2e=10s",
-                              "--no-metrics",
-                              NULL};
-        dirs[i] = harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL);
-    }
+    const char *cold[] = {"--cold-start", "30", "--slo", "e2e=10s", NULL};
+    two_seeds(cold, dirs);
     json_t *sa = harness_summary_load(dirs[0]), *sb = harness_summary_load(dirs[1]);
     assert_int_equal(harness_ival_req(json_object_get(sa, "requests"), "scheduled"), 13);
     assert_int_equal(harness_ival_req(json_object_get(sb, "requests"), "scheduled"), 48);
@@ -670,10 +668,7 @@ static void test_compare_open_loop_cold(void **state)
     HARNESS_HAS(err, " 78 in the window, --cold-start's included");
     json_decref(j);
     free(err);
-    for (int i = 0; i < 2; i++)
-        harness_results_free(dirs[i]);
-    harness_sim_teardown(NULL);
-    harness_tmp_end();
+    two_seeds_free(dirs);
 }
 
 static int teardown(void **state)

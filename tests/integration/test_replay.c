@@ -40,20 +40,33 @@ static char *run_llmload(const char *const *args, int ok_a, int ok_b)
     return e;
 }
 
+/* A replay's places: a new temporary dir (caller removes and frees it),
+ * its trace.jsonl, its results dir r, and the started sim's /v1 URL. */
+struct replay_paths {
+    char *dir;
+    char trace[600], out[600], url[200];
+};
+
+/* Start harness_cur_sim with sargs (may be NULL) and fill *p. */
+static void replay_paths_start(const char *const *sargs, struct replay_paths *p)
+{
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    p->dir = harness_tmpdir();
+    snprintf(p->trace, sizeof p->trace, "%s/trace.jsonl", p->dir);
+    snprintf(p->out, sizeof p->out, "%s/r", p->dir);
+    snprintf(p->url, sizeof p->url, "%s/v1", harness_cur_sim.url);
+}
+
 /* Dump a 60-request schedule (lengths drawn from ranges), replay it with
  * --time-scale scale, and check every record against the dump: one per
  * entry, same id, sched_ns == round(dump sched_ns * scale), same prompt and
  * max tokens, and the sim's own prompt count equal to the requested one. */
 static void check_replay_of_dump(double scale, const char *scale_arg)
 {
-    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(sim, sargs), 0);
-    char *dir = harness_tmpdir();
-    char dump[600], out[600], url[200];
-    snprintf(dump, sizeof dump, "%s/schedule.jsonl", dir);
-    snprintf(out, sizeof out, "%s/r", dir);
-    snprintf(url, sizeof url, "%s/v1", sim->url);
+    struct replay_paths rp;
+    replay_paths_start(sargs, &rp);
+    char *dir = rp.dir, *dump = rp.trace, *out = rp.out, *url = rp.url;
 
     const char *run_args[] = {"run", "--url", url, "--rate", "150", "--requests", "60",
                               "--seed", "7", "--prompt-tokens", "uniform:10,200",
@@ -149,12 +162,9 @@ static void test_replay_time_scale_halves_offsets(void **state)
 static void test_dump_carries_prefix_and_cancel(void **state)
 {
     (void)state;
-    assert_int_equal(harness_sim_start(&harness_cur_sim, NULL), 0);
-    char *dir = harness_tmpdir();
-    char dump[600], out[600], url[200];
-    snprintf(dump, sizeof dump, "%s/schedule.jsonl", dir);
-    snprintf(out, sizeof out, "%s/r", dir);
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    struct replay_paths rp;
+    replay_paths_start(NULL, &rp);
+    char *dir = rp.dir, *dump = rp.trace, *out = rp.out, *url = rp.url;
     const char *run_args[] = {"run",
                               "--url",
                               url,
@@ -225,23 +235,6 @@ static void test_dump_carries_prefix_and_cancel(void **state)
     harness_recs_free(r);
     harness_rm_rf(dir);
     free(dir);
-}
-
-/* A replay's places: a new temporary dir (caller removes and frees it),
- * its trace.jsonl, its results dir r, and the started sim's /v1 URL. */
-struct replay_paths {
-    char *dir;
-    char trace[600], out[600], url[200];
-};
-
-/* Start harness_cur_sim with sargs (may be NULL) and fill *p. */
-static void replay_paths_start(const char *const *sargs, struct replay_paths *p)
-{
-    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
-    p->dir = harness_tmpdir();
-    snprintf(p->trace, sizeof p->trace, "%s/trace.jsonl", p->dir);
-    snprintf(p->out, sizeof p->out, "%s/r", p->dir);
-    snprintf(p->url, sizeof p->url, "%s/v1", harness_cur_sim.url);
 }
 
 /* A hand-written trace with the optional fields: seconds, a class, a
@@ -398,14 +391,10 @@ static void test_replay_by_class(void **state)
  * sent in 0.4 s). */
 static void test_replay_trace_ends_before_duration(void **state)
 {
-    struct harness_sim *sim = &harness_cur_sim;
     const char *sargs[] = {"--profile", "instant", NULL};
-    assert_int_equal(harness_sim_start(sim, sargs), 0);
-    char *dir = harness_tmpdir();
-    char trace[600], out[600], url[200];
-    snprintf(trace, sizeof trace, "%s/t.jsonl", dir);
-    snprintf(out, sizeof out, "%s/r", dir);
-    snprintf(url, sizeof url, "%s/v1", sim->url);
+    struct replay_paths rp;
+    replay_paths_start(sargs, &rp);
+    char *dir = rp.dir, *trace = rp.trace, *out = rp.out, *url = rp.url;
     harness_write_file(trace, "{\"sched_ns\":0,\"prompt_tokens\":10,\"max_tokens\":5}\n"
                               "{\"sched_ns\":100000000,\"prompt_tokens\":10,\"max_tokens\":5}\n"
                               "{\"sched_ns\":200000000,\"prompt_tokens\":10,\"max_tokens\":5}\n"
