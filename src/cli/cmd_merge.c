@@ -79,6 +79,9 @@ int merge_main(int argc, char **argv)
                           argv[optind - 1]);
         }
     }
+    if (!out && optind >= argc) /* nothing given: both, as the usage line has them */
+        ll_usage_fail("merge: expected the shards' results directories and --out DIR: "
+                      "llmload merge DIR... --out DIR (see llmload merge --help)");
     if (!out)
         ll_usage_fail("merge: --out: expected the merged results directory (see llmload merge "
                       "--help)");

@@ -561,6 +561,10 @@ static void test_partial_and_refusals(void **state)
     {
         const char *a[] = {"merge", sd[0], sd[1], NULL};
         harness_expect_usage(a, "merge: --out: expected the merged results directory");
+        /* nothing given: both named, not --out alone */
+        const char *none[] = {"merge", NULL};
+        harness_expect_usage(none, "merge: expected the shards' results directories and --out "
+                                   "DIR: llmload merge DIR... --out DIR");
     }
     {
         /* report on a merged directory whose records are gone or emptied:
