@@ -301,14 +301,20 @@ static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
 {
     const struct driver_result *res = &rs->res;
     char mode[300];
-    snprintf(mode, sizeof mode, "replay %s, %zu requests, offsets x%g", ro->trace_path, trace->n,
-             cfg->trace_factor);
+    size_t offered =
+        replay_offered_count(trace, cfg->trace_factor, cfg->max_requests, cfg->duration_ns);
+    char of[48] = "";
+    if (offered < trace->n) /* --requests or --duration cut it: say how much was offered */
+        snprintf(of, sizeof of, "the first %zu of ", offered);
+    snprintf(mode, sizeof mode, "replay %s, %s%zu requests, offsets x%g", ro->trace_path, of,
+             trace->n, cfg->trace_factor);
     struct summary_info info = {0};
     info.mode = mode;
     info.command = "replay";
     runopts_shard_label(cfg, mode, sizeof mode);
     info.offered_rate_per_s =
-        replay_offered_rate(trace, cfg->trace_factor) * runopts_shard_share(cfg);
+        replay_offered_rate(trace, cfg->trace_factor, cfg->max_requests, cfg->duration_ns) *
+        runopts_shard_share(cfg);
     char slo_text[96];
     runopts_summary_info(cfg, res, rs->target.model, "the trace's times", 0, slo_text,
                          sizeof slo_text, &info);

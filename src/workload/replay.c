@@ -56,12 +56,26 @@ int replay_has_synthetic(const struct trace *t)
     return 0;
 }
 
-double replay_offered_rate(const struct trace *t, double factor)
+size_t replay_offered_count(const struct trace *t, double factor, uint64_t max_requests,
+                            uint64_t duration_ns)
 {
-    uint64_t span = trace_scaled_sched_ns(t, t->n - 1, factor);
+    size_t n = max_requests && max_requests < t->n ? (size_t)max_requests : t->n;
+    while (n > 0 && duration_ns && trace_scaled_sched_ns(t, n - 1, factor) >= duration_ns)
+        n--;
+    return n;
+}
+
+double replay_offered_rate(const struct trace *t, double factor, uint64_t max_requests,
+                           uint64_t duration_ns)
+{
+    size_t n = replay_offered_count(t, factor, max_requests, duration_ns);
+    size_t asked = max_requests && max_requests < t->n ? (size_t)max_requests : t->n;
+    /* --duration cut the trace: its next entry was due after it, so the
+     * offering spans the whole duration. */
+    uint64_t span = n < asked ? duration_ns : n ? trace_scaled_sched_ns(t, n - 1, factor) : 0;
     if (span == 0)
         return 0;
-    return (double)t->n / ((double)span / 1e9);
+    return (double)n / ((double)span / 1e9);
 }
 
 int replay_has_cancels(const struct trace *t)

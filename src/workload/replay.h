@@ -31,10 +31,18 @@ int replay_has_text(const struct trace *t);
 /* 1 when some line of t has no prompt text (gets a synthetic prompt). */
 int replay_has_synthetic(const struct trace *t);
 
-/* The replay's intended request rate, req/s: entries over the span from
- * offset 0 to the last scaled offset; 0 when that span is 0 (every
- * request at once). */
-double replay_offered_rate(const struct trace *t, double factor);
+/* How many of t's entries a replay offers: the first max_requests (0 =
+ * all), those of them whose scaled offset is before duration_ns (0 = no
+ * bound). */
+size_t replay_offered_count(const struct trace *t, double factor, uint64_t max_requests,
+                            uint64_t duration_ns);
+
+/* The replay's intended request rate, req/s: the entries it offers
+ * (replay_offered_count) over the span from offset 0 to the last of
+ * them's scaled offset, or to duration_ns when that cut the trace; 0 when
+ * the span is 0 (every request at once). */
+double replay_offered_rate(const struct trace *t, double factor, uint64_t max_requests,
+                           uint64_t duration_ns);
 
 /* 1 when some entry cancels after a time (the transport must sweep). */
 int replay_has_cancels(const struct trace *t);

@@ -5,11 +5,13 @@
 #include "test.h"
 #include "testutil.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload/trace.h"
 #include "util/util.h"
+#include "workload/replay.h"
+#include "workload/trace.h"
 
 static struct trace *parse_ok(const char *text)
 {
@@ -232,8 +234,38 @@ static void test_errors(void **state)
     assert_load_missing(rc, t, err, "/nonexistent/t.jsonl");
 }
 
-TEST_MAIN(cmocka_unit_test(test_dump_schedule_roundtrip),
-          cmocka_unit_test(test_all_fields),
+/* What a replay offers: three lines at 0, 0.2 and 0.9 s are 3 over 0.9 s;
+ * --requests 2 the first two, 2 over 0.2 s (the parent: the whole trace's
+ * 3.33); --duration 0.5 s cuts the third, whose time is past it, so the
+ * offering spans the 0.5 s (4/s); one request at 0 has no span (0); x2
+ * offsets halve the rate. */
+static void test_offered_rate(void **state)
+{
+    struct trace *t = parse_ok("{\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1}\n"
+                               "{\"sched_ns\":200000000,\"prompt_tokens\":1,\"max_tokens\":1}\n"
+                               "{\"sched_ns\":900000000,\"prompt_tokens\":1,\"max_tokens\":1}\n");
+    const struct {
+        double factor;
+        uint64_t requests, duration_ns;
+        size_t n;
+        double rate;
+    } c[] = {
+        {1, 0, 0, 3, 3 / 0.9}, {1, 2, 0, 2, 10},
+        {1, 5, 0, 3, 3 / 0.9}, {1, 0, 500000000, 2, 4},
+        {1, 1, 0, 1, 0},       {1, 2, 500000000, 2, 10},
+        {2, 0, 0, 3, 3 / 1.8}, {1, 0, 900000001, 3, 3 / 0.9},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        assert_int_equal(replay_offered_count(t, c[i].factor, c[i].requests, c[i].duration_ns),
+                         c[i].n);
+        double r = replay_offered_rate(t, c[i].factor, c[i].requests, c[i].duration_ns);
+        if (fabs(r - c[i].rate) > 1e-9)
+            fail_msg("case %zu: rate %.9g, expected %.9g", i, r, c[i].rate);
+    }
+    trace_free(t);
+}
+
+TEST_MAIN(cmocka_unit_test(test_dump_schedule_roundtrip), cmocka_unit_test(test_all_fields),
           cmocka_unit_test(test_sorting_and_escapes),
-          cmocka_unit_test(test_timestamp_rebase_and_scale),
-          cmocka_unit_test(test_errors))
+          cmocka_unit_test(test_timestamp_rebase_and_scale), cmocka_unit_test(test_errors),
+          cmocka_unit_test(test_offered_rate))
