@@ -101,7 +101,7 @@ static int probe_target(struct fetcher *f, const struct transport_config *tc,
                         const char **hint, char *err, size_t errlen)
 {
     char url[1100], why[512];
-    snprintf(url, sizeof url, "%s/models", tc->base_url);
+    snprintf(url, sizeof url, "%.*s/models", (int)ll_url_base_len(tc->base_url), tc->base_url);
     *answered = 0;
     *hint = probe_hint(0, 0);
     if (!f) {

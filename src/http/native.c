@@ -654,7 +654,8 @@ static void *native_start(const struct backend_env *env, char *err, size_t errle
         native_resolve(ep, host, port);
         for (int a = 0; a < OAI_API_COUNT; a++) {
             char full[1200];
-            snprintf(full, sizeof full, "%s%s", path, oai_api_path((enum oai_api)a));
+            snprintf(full, sizeof full, "%.*s%s", (int)ll_url_base_len(path), path,
+                     oai_api_path((enum oai_api)a));
             ep->head[a] = native_head(full, ep->hostport, nat->cfg->headers, &ep->head_len[a]);
         }
     }

@@ -623,8 +623,8 @@ struct transport *transport_new(const struct transport_config *cfg, struct stats
     for (uint32_t e = 0; e < t->n_ep; e++) {
         const char *base = endpoint_base(cfg, e);
         for (int a = 0; a < OAI_API_COUNT; a++) {
-            int n = snprintf(t->url[e][a], sizeof t->url[e][a], "%s%s", base,
-                             oai_api_path((enum oai_api)a));
+            int n = snprintf(t->url[e][a], sizeof t->url[e][a], "%.*s%s",
+                             (int)ll_url_base_len(base), base, oai_api_path((enum oai_api)a));
             if (n < 0 || (size_t)n >= sizeof t->url[e][a]) {
                 snprintf(err, errlen, "--url: too long");
                 goto fail;

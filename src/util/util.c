@@ -368,11 +368,17 @@ int ll_parse_duration_ns(const char *s, uint64_t default_unit_ns,
     return 0;
 }
 
-size_t ll_url_root_len(const char *base_url)
+size_t ll_url_base_len(const char *base_url)
 {
     size_t n = strlen(base_url);
     while (n > 0 && base_url[n - 1] == '/')
         n--;
+    return n;
+}
+
+size_t ll_url_root_len(const char *base_url)
+{
+    size_t n = ll_url_base_len(base_url);
     if (n >= 3 && memcmp(base_url + n - 3, "/v1", 3) == 0)
         n -= 3;
     return n;
@@ -408,9 +414,7 @@ int ll_header_line_ok(const char *a)
 
 char *ll_url_join(const char *base_url, const char *path)
 {
-    size_t a = strlen(base_url), b = strlen(path);
-    while (a > 0 && base_url[a - 1] == '/')
-        a--;
+    size_t a = ll_url_base_len(base_url), b = strlen(path);
     char *p = ll_malloc(a + b + 1);
     memcpy(p, base_url, a);
     memcpy(p + a, path, b + 1);

@@ -194,6 +194,11 @@ size_t ll_url_root_len(const char *base_url);
  * header). */
 int ll_header_line_ok(const char *a);
 
+/* The length of base_url without its trailing '/'s: what a path such as
+ * "/models" is appended to ("http://h:8000/v1/" read "/v1//models", which
+ * servers answer 404). */
+size_t ll_url_base_len(const char *base_url);
+
 /* base_url with any trailing '/' dropped, then path ("/models"): a new
  * string, caller frees. */
 char *ll_url_join(const char *base_url, const char *path);

@@ -496,6 +496,9 @@ static void test_url_join(void **state)
         char *u = ll_url_join(cases[i].base, cases[i].path);
         assert_string_equal(u, cases[i].url);
         free(u);
+        /* the base the probe and the transport append their paths to */
+        assert_int_equal(ll_url_base_len(cases[i].base),
+                         strlen(cases[i].url) - strlen(cases[i].path));
     }
 }
 
