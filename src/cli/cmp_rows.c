@@ -2,7 +2,8 @@
  * latency percentile, goodput, attainment, the error rates and the rates,
  * with their differences, intervals and verdicts (the statistics are
  * measure/compare.c's), printed as the terminal table and written as
- * compare.json's rows; and which row names --fail-on may use. */
+ * compare.json's rows; which row names --fail-on may use, and its gates
+ * judged on the rows (cmp_gates). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -390,4 +391,63 @@ int cmp_known_row(const char *name)
             return 1;
     }
     return 0;
+}
+
+/* ---- --fail-on's gates --------------------------------------------------- */
+
+json_t *cmp_gates(const struct cmp_opts *o, const struct side *c, double rate,
+                  const struct row *rows, int n, int *fail, int *inconclusive)
+{
+    static const char *const gn[] = {"pass", "fail", "inconclusive"};
+    json_t *gates = json_array();
+    for (size_t t = 0; t < o->n_th; t++) {
+        const struct row *r = NULL;
+        for (int q = 0; q < n; q++) {
+            if (strcmp(rows[q].name, o->th[t].row) == 0)
+                r = &rows[q];
+        }
+        if (!r)
+            continue; /* checked: compare_flags every name, stream_gates_check a stream's */
+        enum cmp_gate g = cmp_gate_of(&r->d, &o->th[t]);
+        json_t *j = json_object();
+        json_object_set_new(j, "row", json_string(r->name));
+        json_object_set_new(j, "threshold", json_real(o->th[t].amount));
+        json_object_set_new(j, "unit", json_string(o->th[t].pp ? "pp" : "%"));
+        json_object_set_new(j, "result", json_string(gn[g]));
+        json_array_append_new(gates, j);
+        if (g == CMP_GATE_PASS)
+            continue;
+        char at[48] = "", a[32], bb[32], d[32], lo[32], hi[32], ci[160];
+        if (!isnan(rate))
+            snprintf(at, sizeof at, " at %.4g req/s", rate);
+        /* The interval, or in words why there is none: a percentile of
+         * too few values once read "[-inf, +inf]", and a figure missing
+         * on a side reads "-", which alone does not say what to change. */
+        int slo_row = strcmp(r->name, "goodput") == 0 || strcmp(r->name, "attainment") == 0;
+        if (r->d.ok && r->d.too_few)
+            snprintf(ci, sizeof ci,
+                     ", n=%zu vs %zu: too few for an interval (a p%.0f needs %zu a side)", r->n_b,
+                     r->n_c, r->pct, cmp_pct_min_n(r->pct));
+        else if (r->d.ok)
+            snprintf(ci, sizeof ci, " [%s, %s]", cmp_fmt_diff(r, r->d.lo, lo, sizeof lo),
+                     cmp_fmt_diff(r, r->d.hi, hi, sizeof hi));
+        else
+            snprintf(ci, sizeof ci, ", no interval (%s)",
+                     isnan(r->base) && isnan(r->cand)
+                         ? (slo_row ? "no value on either side: goodput and attainment need "
+                                      "an SLO, --slo"
+                                    : "no value on either side")
+                     : isnan(r->base) || isnan(r->cand) ? "no value on one side"
+                                                        : "a baseline of 0");
+        fprintf(stderr, "llmload: compare: %s %s%s: %s %s -> %s, %s%s vs limit %+.4g%s\n", c->label,
+                g == CMP_GATE_FAIL ? "FAILS" : "inconclusive", at, r->name,
+                cmp_fmt_value(r, r->base, a, sizeof a), cmp_fmt_value(r, r->cand, bb, sizeof bb),
+                r->d.ok ? cmp_fmt_diff(r, r->d.diff, d, sizeof d) : "-", ci, 100 * o->th[t].amount,
+                o->th[t].pp ? "pp" : "%");
+        if (g == CMP_GATE_FAIL)
+            *fail = 1;
+        else
+            *inconclusive = 1;
+    }
+    return gates;
 }
