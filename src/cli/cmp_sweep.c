@@ -516,9 +516,8 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
             ll_usage_fail("compare: %s", err);
         struct side *rb = lb.rate, *rc = lc.rate;
         /* An embeddings sweep's rows leave the stream's figures out, as a
-         * run's do. */
-        /* Each rate's sides carry their sweep's run.json, whose load model
-         * says whether the rate rows go per scheduled request
+         * run's do; each rate's sides carry their sweep's run.json, whose
+         * load model says whether the rate rows go per scheduled request
          * (cmp_per_scheduled): a sweep's load steps are open loops. */
         for (size_t k = 0; k < nr; k++) {
             rb[k].no_stream = sides[0].no_stream;

@@ -9,7 +9,9 @@
 #include <time.h>
 
 #include "util/util.h"
+#include "workload/empirical.h"
 #include "workload/jsonfile.h"
+#include "workload/wlfile.h"
 
 const char *shard_launcher_name(enum shard_launcher l)
 {
@@ -290,19 +292,13 @@ static char *empirical_path(const char *spec, const char **suffix)
     const char *f = spec + strlen("empirical:");
     while (*f == ' ')
         f++;
-    size_t n = strlen(f);
-    *suffix = "";
-    if (n > 6 && strcmp(f + n - 6, "#input") == 0)
-        *suffix = f + (n -= 6);
-    else if (n > 7 && strcmp(f + n - 7, "#output") == 0)
-        *suffix = f + (n -= 7);
-    char *p = ll_malloc(n + 1);
-    memcpy(p, f, n);
-    p[n] = '\0';
-    return p;
+    size_t n;
+    empirical_spec_col(f, &n);
+    *suffix = f + n;
+    return ll_strndup(f, n);
 }
 
-static uint64_t wl_refs_fnv(uint64_t h, const json_t *j, const char *dir);
+static uint64_t wl_refs_fnv(uint64_t h, const json_t *j, const char *wl_path);
 
 /* h continued with the file at path: its bytes, or its path when it
  * cannot be read (hashed as before content counted, so an unreadable file
@@ -320,23 +316,18 @@ static uint64_t file_fnv(uint64_t h, const char *path, int workload)
     h = fnv1a(h, "", 1);
     if (workload) {
         json_t *j = json_loadb(b, len, 0, NULL);
-        const char *slash = strrchr(path, '/');
-        char *dir = slash ? ll_strdup(path) : NULL;
-        if (dir)
-            dir[slash - path == 0 ? 1 : slash - path] = '\0';
         if (j)
-            h = wl_refs_fnv(h, j, dir);
-        free(dir);
+            h = wl_refs_fnv(h, j, path);
         json_decref(j);
     }
     free(b);
     return h;
 }
 
-/* h continued with every "empirical:FILE" string in a workload file's j,
- * in document order: the file's bytes (a relative FILE from dir, as
- * wlfile.c resolves it) and its column suffix. */
-static uint64_t wl_refs_fnv(uint64_t h, const json_t *j, const char *dir)
+/* h continued with every "empirical:FILE" string in the workload file
+ * at wl_path, parsed as j, in document order: the file's bytes (found as
+ * its reader finds them, wl_file_ref_path) and its column suffix. */
+static uint64_t wl_refs_fnv(uint64_t h, const json_t *j, const char *wl_path)
 {
     const char *k;
     size_t i;
@@ -344,28 +335,20 @@ static uint64_t wl_refs_fnv(uint64_t h, const json_t *j, const char *dir)
     if (json_is_object(j)) {
         json_object_foreach((json_t *)j, k, v)
         {
-            h = wl_refs_fnv(h, v, dir);
+            h = wl_refs_fnv(h, v, wl_path);
         }
     } else if (json_is_array(j)) {
         json_array_foreach(j, i, v)
         {
-            h = wl_refs_fnv(h, v, dir);
+            h = wl_refs_fnv(h, v, wl_path);
         }
     } else if (json_is_string(j) && strncmp(json_string_value(j), "empirical:", 10) == 0) {
         const char *suffix;
         char *f = empirical_path(json_string_value(j), &suffix);
-        char *path = f;
-        if (f[0] != '/' && dir) {
-            size_t a = strlen(dir), b = strlen(f);
-            path = ll_malloc(a + b + 2);
-            memcpy(path, dir, a);
-            path[a] = '/';
-            memcpy(path + a + 1, f, b + 1);
-        }
+        char *path = wl_file_ref_path(wl_path, f);
         h = file_fnv(h, path, 0);
         h = fnv1a(h, suffix, strlen(suffix) + 1);
-        if (path != f)
-            free(path);
+        free(path);
         free(f);
     }
     return h;

@@ -49,15 +49,8 @@ static int empirical_flag(const char *name, const char *v, int def_col, struct e
                           int *col, char *err, size_t errlen)
 {
     const char *path = v + 10;
-    size_t n = strlen(path);
-    int want = -1;
-    if (n > 6 && strcmp(path + n - 6, "#input") == 0) {
-        want = EMPIRICAL_COL_INPUT;
-        n -= 6;
-    } else if (n > 7 && strcmp(path + n - 7, "#output") == 0) {
-        want = EMPIRICAL_COL_OUTPUT;
-        n -= 7;
-    }
+    size_t n;
+    int want = empirical_spec_col(path, &n);
     if (n == 0)
         return runopts_errf(err, errlen,
                             "%s: expected empirical:FILE (a CSV or JSONL of "

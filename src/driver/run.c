@@ -538,11 +538,11 @@ static void run_merge(struct driver *d, struct driver_result *res)
 
 /* Window: the measurement window's length, [warmup, duration], or up to
  * the last record's end for a run whose schedule ran out (--requests, a
- * trace's end: alone, or before --duration), or a signal or the spend guard stopped (its
- * drain is part of what it measured; a full --duration would dilute every
- * rate by the time nothing was offered); never 0. Then the figures that
- * divide by it or end with it: mean in flight, the maximum, elapsed time
- * and why offering stopped. */
+ * trace's end: alone, or before --duration) or that a signal or the spend
+ * guard stopped (its drain is part of what it measured; a full --duration
+ * would dilute every rate by the time nothing was offered); never 0. Then
+ * the figures that divide by it or end with it: mean in flight, the
+ * maximum, elapsed time and why offering stopped. */
 static void run_window(struct driver *d, struct driver_result *res)
 {
     const struct run_config *cfg = d->cfg;

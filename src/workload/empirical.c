@@ -450,3 +450,18 @@ double empirical_mean(const struct empirical *e, int col)
 {
     return e->sum[clamp_col(e, col)] / (double)e->rows;
 }
+
+int empirical_spec_col(const char *file, size_t *name_len)
+{
+    size_t n = strlen(file);
+    *name_len = n;
+    if (n > 6 && strcmp(file + n - 6, "#input") == 0) {
+        *name_len = n - 6;
+        return EMPIRICAL_COL_INPUT;
+    }
+    if (n > 7 && strcmp(file + n - 7, "#output") == 0) {
+        *name_len = n - 7;
+        return EMPIRICAL_COL_OUTPUT;
+    }
+    return -1;
+}

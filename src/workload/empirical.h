@@ -39,6 +39,13 @@
 
 struct empirical;
 
+/* The column the FILE of "empirical:FILE[#input|#output]" names by its
+ * suffix: of file (the text after "empirical:"), "#input" gives
+ * EMPIRICAL_COL_INPUT and "#output" EMPIRICAL_COL_OUTPUT, with *name_len
+ * the length of the file's name before the suffix; no suffix gives -1
+ * and *name_len strlen(file). */
+int empirical_spec_col(const char *file, size_t *name_len);
+
 /* Load the file at path. Returns 0 and a new *out (caller frees with
  * empirical_free), or LL_E_IO / LL_E_INVAL / LL_E_RANGE with one line in err
  * naming the file, line, column and field and what was expected, e.g.

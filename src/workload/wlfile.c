@@ -236,6 +236,18 @@ static int get_count(struct wctx *c, const char *path, json_t *obj,
     return 0;
 }
 
+/* The directory of the workload file at path, as its empirical FILEs are
+ * found from it. Caller frees. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return ll_strdup(".");
+    if (slash == path)
+        return ll_strdup("/");
+    return ll_strndup(path, (size_t)(slash - path));
+}
+
 /* The path of an empirical FILE, relative to the workload file's directory.
  * Caller frees. */
 static char *resolve(const char *base_dir, const char *file)
@@ -736,13 +748,7 @@ int wl_file_load_api(const char *path, int default_api, struct wl_file **out, ch
     int rc = jsonfile_read_all(path, WL_MAX_FILE_BYTES, &text, &len, err, errlen);
     if (rc)
         return rc;
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        dir = ll_strdup(".");
-    else if (slash == path)
-        dir = ll_strdup("/");
-    else
-        dir = ll_strndup(path, (size_t)(slash - path));
+    dir = dir_of(path);
     rc = wl_file_parse_api(path, text, len, dir, default_api, out, err, errlen);
     free(dir);
     free(text);
@@ -975,4 +981,11 @@ size_t wl_prompt_build_from(uint64_t seed, uint64_t index, uint32_t n_tokens, in
     rng_seed(&r, seed, WL_FILLER_STREAM_BASE + index);
     pb_random_words(&b, &r, n_tokens);
     return b.at;
+}
+
+char *wl_file_ref_path(const char *workload_path, const char *file)
+{
+    char *dir = dir_of(workload_path), *p = resolve(dir, file);
+    free(dir);
+    return p;
 }

@@ -117,6 +117,11 @@ int wl_file_load(const char *path, struct wl_file **out, char *err,
 int wl_file_load_api(const char *path, int default_api, struct wl_file **out, char *err,
                      size_t errlen);
 
+/* The path wl_file_load reads for an empirical FILE named in the workload
+ * file at workload_path: FILE itself when absolute, else beside the
+ * workload file. Caller frees. */
+char *wl_file_ref_path(const char *workload_path, const char *file);
+
 /* The same for text[0..len) (need not be NUL-terminated), with name used in
  * messages. base_dir is the directory relative empirical paths start
  * from; NULL forbids `empirical:` (no file is opened: for fuzzing and
