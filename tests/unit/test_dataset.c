@@ -12,20 +12,14 @@
 
 static struct dataset *load_ok(const char *name)
 {
-    char path[512], err[512] = "";
     struct dataset *d = NULL;
-    test_data_path("workload", name, path, sizeof(path));
-    if (dataset_load(path, &d, err, sizeof(err)))
-        fail_msg("%s", err);
+    ASSERT_LOADS(dataset_load, name, &d);
     return d;
 }
 
 static void parse_bad(const char *text, const char *a, const char *b)
 {
-    struct dataset *d = (struct dataset *)1;
-    char err[512] = "";
-    int rc = dataset_parse("d.json", text, strlen(text), &d, err, sizeof(err));
-    assert_rejected(rc, d, err, text, a, b, NULL);
+    ASSERT_PARSE_REFUSED(dataset_parse, "d.json", struct dataset, text, a, b);
 }
 
 static void test_sharegpt(void **state)

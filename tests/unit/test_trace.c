@@ -24,10 +24,7 @@ static struct trace *parse_ok(const char *text)
 
 static void parse_bad(const char *text, const char *a, const char *b)
 {
-    struct trace *t = (struct trace *)1;
-    char err[512] = "";
-    int rc = trace_parse("t.jsonl", text, strlen(text), &t, err, sizeof(err));
-    assert_rejected(rc, t, err, text, a, b, NULL);
+    ASSERT_PARSE_REFUSED(trace_parse, "t.jsonl", struct trace, text, a, b);
 }
 
 /* The format `llmload run --dump-schedule` writes, byte for byte, including
@@ -59,9 +56,7 @@ static void test_dump_schedule_roundtrip(void **state)
     }
     trace_free(t);
 
-    char path[512], err[512];
-    test_data_path("workload", "schedule.jsonl", path, sizeof(path));
-    assert_int_equal(trace_load(path, &t, err, sizeof(err)), 0);
+    ASSERT_LOADS(trace_load, "schedule.jsonl", &t);
     assert_int_equal(t->n, 4);
     assert_true(t->entries[1].sched_ns == 48210394);
     assert_int_equal(t->entries[2].prompt_tokens, 1024);
@@ -72,11 +67,8 @@ static void test_dump_schedule_roundtrip(void **state)
 
 static void test_all_fields(void **state)
 {
-    char path[512], err[512] = "";
     struct trace *t = NULL;
-    test_data_path("workload", "trace.jsonl", path, sizeof(path));
-    if (trace_load(path, &t, err, sizeof(err)))
-        fail_msg("%s", err);
+    ASSERT_LOADS(trace_load, "trace.jsonl", &t);
     assert_int_equal(t->n, 4);
     assert_false(t->has_index);
     assert_int_equal(t->time_field, TRACE_TIME_SECONDS);

@@ -38,11 +38,8 @@ static void parse_bad(const char *text, const char *a, const char *b)
 /* The sample file, every field. */
 static void test_sample_file(void **state)
 {
-    char path[512], err[1024] = "";
     struct wl_file *f = NULL;
-    test_data_path("workload", "classes.json", path, sizeof(path));
-    if (wl_file_load(path, &f, err, sizeof(err)))
-        fail_msg("%s", err);
+    ASSERT_LOADS(wl_file_load, "classes.json", &f);
     assert_int_equal(f->n, 3);
 
     const struct wl_class *c = &f->classes[0];

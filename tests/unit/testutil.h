@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "decode/openai.h"
 #include "sim/engine.h"
@@ -30,6 +31,30 @@ void assert_message_has(const char *err, const char *want, const char *input);
  * input. */
 void assert_rejected(int rc, const void *out, const char *err, const char *input,
                      const char *a, const char *b, const char *c);
+
+/* Load tests/data/workload/<name> with load, a loader of the shape
+ * load(path, out, err, errlen) returning 0 or an error; fails the test
+ * with the loader's message when it refuses. A macro because each
+ * loader's out-parameter has its own type. */
+#define ASSERT_LOADS(load, name, out)                                                              \
+    do {                                                                                           \
+        char path_[512], err_[1024] = "";                                                          \
+        test_data_path("workload", (name), path_, sizeof path_);                                   \
+        if (load(path_, (out), err_, sizeof err_))                                                 \
+            fail_msg("%s", err_);                                                                  \
+    } while (0)
+
+/* parse, a parser of the shape parse(name, text, len, &out, err, errlen)
+ * whose out is a type *, must refuse text: assert_rejected with a and b.
+ * out starts as a stale pointer, so a parser that leaves it set is caught.
+ * A macro because each parser's out-parameter has its own type. */
+#define ASSERT_PARSE_REFUSED(parse, name, type, text, a, b)                                        \
+    do {                                                                                           \
+        type *out_ = (type *)1;                                                                    \
+        char err_[512] = "";                                                                       \
+        int rc_ = parse((name), (text), strlen(text), &out_, err_, sizeof err_);                   \
+        assert_rejected(rc_, out_, err_, (text), (a), (b), NULL);                                  \
+    } while (0)
 
 /* A loader's answer for path, a file that does not exist: rc LL_E_IO, out
  * (what it returned through its out-parameter) NULL, and err naming the
