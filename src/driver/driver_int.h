@@ -97,11 +97,16 @@ struct worker {
     struct histlog_window hw;
     int hw_on, hw_error;
 
-    struct progress_counters pc;    /* the progress line's and the live view's */
-    struct hist *ttft_h1, *ttft_h2; /* steady-state halves */
-    struct hist *stream;            /* ns, end - first of the window's ok records */
-    struct stats *cls;              /* per traffic class, n_cls of them; NULL without classes */
-    struct stats *eps;              /* per endpoint, n_eps of them; NULL with one --url */
+    struct progress_counters pc; /* the progress line's and the live view's */
+    /* The steady-state test's halves of the window's TTFT: by when a
+     * request was scheduled (h1, h2: --duration's halves) and by its
+     * place in a counted schedule (n1, n2: --requests, a trace's
+     * entries); run_merge keeps the pair of whichever ended offering. */
+    struct hist *ttft_h1, *ttft_h2;
+    struct hist *ttft_n1, *ttft_n2;
+    struct hist *stream; /* ns, end - first of the window's ok records */
+    struct stats *cls;   /* per traffic class, n_cls of them; NULL without classes */
+    struct stats *eps;   /* per endpoint, n_eps of them; NULL with one --url */
     size_t n_eps;
     /* sessions */
     struct session_set sessions;
@@ -129,9 +134,11 @@ struct driver {
     uint64_t guard_total;            /* closed loop, sessions: this shard's share of the guard */
     _Atomic uint64_t tokens_offered;
     _Atomic int spend_stop;
-    /* The schedule ran out (--requests, a trace's end) before --duration
-     * ended it: the window then ends with the last response (run_window). */
-    _Atomic int ran_out;
+    /* When (ll_now_ns) a worker first found the schedule run out
+     * (--requests, a trace's end, a closed loop's count); 0 = not yet.
+     * Before run_start_ns + --duration, the count ended offering and the
+     * window ends with the last response (driver_ran_out_first). */
+    _Atomic uint64_t ran_out_ns;
     _Atomic uint32_t done_offering; /* workers that stopped offering (drain once all have) */
     struct slo *cls_slo;            /* per class: its own SLO, else the run's */
     int any_slo;                    /* --slo, or a class's own: the run has an SLO */
@@ -181,6 +188,34 @@ static inline uint64_t driver_share(const struct run_config *cfg, uint64_t c)
 {
     uint64_t n = driver_shards(cfg), k = cfg->shard % n;
     return c / n + (k < c % n);
+}
+
+/* The schedule's length when a count bounds it: --requests (sessions in
+ * a session run), or a trace's entries; 0 = none. */
+static inline uint64_t driver_sched_count(const struct run_config *cfg)
+{
+    uint64_t n = cfg->max_requests;
+    if (cfg->trace && (!n || cfg->trace->n < n))
+        n = cfg->trace->n;
+    return n;
+}
+
+/* The schedule ran out before --duration ended it (or there is no
+ * --duration): the window ends with the last response, and what ends
+ * after --duration counts. Exact at every record: one that ends after
+ * --duration is accounted after that instant, when a run-out that came
+ * before it is already set and one that comes later is not "first". */
+static inline int driver_ran_out_first(const struct driver *d)
+{
+    uint64_t t = atomic_load(&d->ran_out_ns);
+    return t && (!d->cfg->duration_ns || t <= d->run_start_ns + d->cfg->duration_ns);
+}
+
+/* The window's end, relative: --duration, or open-ended for a run whose
+ * count ended it (its window ends with its last record). */
+static inline uint64_t driver_window_end_rel(const struct driver *d)
+{
+    return d->cfg->duration_ns && !driver_ran_out_first(d) ? d->cfg->duration_ns : UINT64_MAX;
 }
 
 /* A worker thread's body (pthread_create's start routine; arg is its

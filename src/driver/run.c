@@ -45,6 +45,8 @@ static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
     d->pcs[i] = &w->pc;
     w->ttft_h1 = hist_new();
     w->ttft_h2 = hist_new();
+    w->ttft_n1 = hist_new();
+    w->ttft_n2 = hist_new();
     w->stream = hist_new();
     if (driver_class_count(cfg)) {
         w->n_cls = driver_class_count(cfg);
@@ -106,6 +108,8 @@ static void worker_release(struct worker *w)
     progress_counters_reset(&w->pc);
     hist_free(w->ttft_h1);
     hist_free(w->ttft_h2);
+    hist_free(w->ttft_n1);
+    hist_free(w->ttft_n2);
     hist_free(w->stream);
     for (size_t k = 0; k < w->n_cls; k++)
         stats_free(&w->cls[k]);
@@ -503,12 +507,14 @@ static void run_merge(struct driver *d, struct driver_result *res)
 {
     struct prefix_share prefix;
     prefix_share_init(&prefix);
+    /* The steady-state halves of whichever ended offering. */
+    int by_count = !d->cfg->duration_ns || driver_ran_out_first(d);
     for (uint32_t i = 0; i < d->started; i++) {
         struct worker *w = &d->workers[i];
         stats_merge(&res->stats, &w->stats);
         stats_merge(&res->cold, &w->cold);
-        hist_merge(res->ttft_first_half, w->ttft_h1);
-        hist_merge(res->ttft_second_half, w->ttft_h2);
+        hist_merge(res->ttft_first_half, by_count ? w->ttft_n1 : w->ttft_h1);
+        hist_merge(res->ttft_second_half, by_count ? w->ttft_n2 : w->ttft_h2);
         hist_merge(res->stream, w->stream);
         res->last_sched_ns = LL_MAX(res->last_sched_ns, w->last_sched_ns);
         for (size_t k = 0; k < w->n_cls; k++)
@@ -548,7 +554,7 @@ static void run_window(struct driver *d, struct driver_result *res)
     const struct run_config *cfg = d->cfg;
     uint64_t wend = d->last_end_ns;
     int cut = res->interrupted || atomic_load(&d->spend_stop);
-    if (cfg->duration_ns && !atomic_load(&d->ran_out) && (!cut || wend > cfg->duration_ns))
+    if (cfg->duration_ns && !driver_ran_out_first(d) && (!cut || wend > cfg->duration_ns))
         wend = cfg->duration_ns;
     res->window_ns = wend > cfg->warmup_ns ? wend - cfg->warmup_ns : 0;
     res->inflight_max = atomic_load(&d->in_system_max);

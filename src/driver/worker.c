@@ -23,21 +23,13 @@
 
 /* ---- in-system accounting (Little's law) ------------------------------- */
 
-/* The window's end, relative: --duration, or open-ended for a run bounded
- * by --requests (its window ends with its last record). */
-static uint64_t window_end_rel(const struct run_config *cfg)
-{
-    return cfg->duration_ns ? cfg->duration_ns : UINT64_MAX;
-}
-
 /* Integrate this worker's requests in the system over the window. It runs
  * on every change, whether or not the worker still offers: requests that
  * are still in flight after its last arrival are in the system too. */
 static void infl_advance(struct worker *w, uint64_t now_abs)
 {
-    const struct run_config *cfg = w->d->cfg;
-    uint64_t from = w->d->run_start_ns + cfg->warmup_ns;
-    uint64_t end = window_end_rel(cfg);
+    uint64_t from = w->d->run_start_ns + w->d->cfg->warmup_ns;
+    uint64_t end = driver_window_end_rel(w->d);
     uint64_t to = end == UINT64_MAX ? UINT64_MAX : w->d->run_start_ns + end;
     uint64_t a = LL_MAX(w->infl_last_abs_ns, from);
     uint64_t b = LL_MIN(now_abs, to);
@@ -77,7 +69,8 @@ static void in_system_add(struct worker *w, int delta)
  * its next arrival again). Returns 0. */
 static int ran_out(struct worker *w)
 {
-    atomic_store(&w->d->ran_out, 1);
+    uint64_t none = 0;
+    atomic_compare_exchange_strong(&w->d->ran_out_ns, &none, ll_now_ns());
     return 0;
 }
 
@@ -500,11 +493,12 @@ static void record_out(struct worker *w, struct record *r)
     int in_cls = w->cls && r->class_idx >= 0 && (size_t)r->class_idx < w->n_cls;
     const struct slo *slo = in_cls ? &w->d->cls_slo[r->class_idx] : &cfg->slo;
     int met = slo_judge_any(slo, w->d->any_slo, r);
-    stats_account_met(&w->stats, r, cfg->warmup_ns, window_end_rel(cfg), met);
+    uint64_t wend = driver_window_end_rel(w->d);
+    stats_account_met(&w->stats, r, cfg->warmup_ns, wend, met);
     if (in_cls)
-        stats_account(&w->cls[r->class_idx], r, cfg->warmup_ns, window_end_rel(cfg), slo);
+        stats_account(&w->cls[r->class_idx], r, cfg->warmup_ns, wend, slo);
     if (w->eps && r->endpoint >= 0 && (size_t)r->endpoint < w->n_eps)
-        stats_account_met(&w->eps[r->endpoint], r, cfg->warmup_ns, window_end_rel(cfg), met);
+        stats_account_met(&w->eps[r->endpoint], r, cfg->warmup_ns, wend, met);
     if (r->cold) {
         stats_add_record(&w->cold, r);
         if (r->sent_ns != LL_NO_TIME)
@@ -514,18 +508,25 @@ static void record_out(struct worker *w, struct record *r)
         w->warmup_records++;
     } else {
         if (r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
-            int second;
-            if (cfg->duration_ns)
-                second = r->sched_ns >= cfg->warmup_ns + (cfg->duration_ns - cfg->warmup_ns) / 2;
-            else
+            /* Both halves that may apply: which ended offering is known
+             * at the end (run_merge). */
+            uint64_t ttft = r->first_ns - r->sched_ns, n = driver_sched_count(cfg);
+            if (cfg->duration_ns) {
+                uint64_t mid = cfg->warmup_ns + (cfg->duration_ns - cfg->warmup_ns) / 2;
+                hist_record(r->sched_ns >= mid ? w->ttft_h2 : w->ttft_h1, ttft);
+            }
+            if (n) {
                 /* --requests counts sessions in a session run, whose
-                 * record ids are session * 1000 + turn. */
-                second = (r->session >= 0 ? (uint64_t)r->session : r->id) >= cfg->max_requests / 2;
-            hist_record(second ? w->ttft_h2 : w->ttft_h1, r->first_ns - r->sched_ns);
+                 * record ids are session * 1000 + turn (a replay's trace
+                 * session ids are not its order). */
+                uint64_t at =
+                    cfg->mode == LOAD_SESSIONS && r->session >= 0 ? (uint64_t)r->session : r->id;
+                hist_record(at >= n / 2 ? w->ttft_n2 : w->ttft_n1, ttft);
+            }
             if (r->end_ns != LL_NO_TIME && r->end_ns >= r->first_ns)
                 hist_record(w->stream, r->end_ns - r->first_ns);
         }
-        if (r->sent_ns != LL_NO_TIME && r->sent_ns <= window_end_rel(cfg))
+        if (r->sent_ns != LL_NO_TIME && r->sent_ns <= wend)
             w->sent_in_window++;
         if (w->hw_on) {
             hist_window_roll(w, r->end_ns != LL_NO_TIME ? r->end_ns : 0);

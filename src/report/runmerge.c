@@ -534,6 +534,11 @@ static int records_pass(struct merge *m, const json_t *cfg, const struct slo *sl
 {
     uint64_t warmup_ns = rm_ju(cfg, "warmup_ns", NULL), dur = rm_ju(cfg, "duration_ns", NULL);
     uint64_t wend = dur ? dur : UINT64_MAX, cold_n = rm_ju(cfg, "cold_start", NULL);
+    /* As the driver: a shard whose count ended offering before --duration
+     * measured to its last response, past --duration (its window says so). */
+    for (size_t i = 0; i < m->n_parts && dur; i++)
+        if (warmup_ns + rm_ju(m->parts[i].sum, "window_ns", NULL) > dur)
+            wend = UINT64_MAX;
     const char *lmodel = rm_jstr(cfg, "load_model");
     int by_session = lmodel && strcmp(lmodel, "sessions") == 0;
     char *buf = NULL;

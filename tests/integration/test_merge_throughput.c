@@ -177,6 +177,19 @@ static void test_report_matches_run(void **state)
     ASSERT_NEAR(harness_num(thr, "scheduled_offering_rate_per_s"), 12 / 0.55, 1e-4);
     json_decref(s);
 
+    /* The count ends the offering at 550 ms and the drain (150 tokens,
+     * 600 ms or more each) runs past --duration's 1 s: the window runs to
+     * the last response and all 12 completions count, in the run as in
+     * its merge (the parent's merge counted those that ended by 1 s). */
+    const char *drain[] = {"--rate",     "20", "--arrival",       "constant", "--requests",   "12",
+                           "--duration", "1s", "--output-tokens", "150",      "--ignore-eos", NULL};
+    s = one_merged(url, "drain", drain);
+    double window_s = (double)harness_ival(s, "window_ns") / 1e9;
+    assert_true(window_s > 1.1);
+    ASSERT_NEAR(harness_num(json_object_get(s, "throughput"), "completion_rate_per_s"),
+                12 / window_s, 1e-6);
+    json_decref(s);
+
     const char *paced[] = {PACED_LOAD, NULL};
     s = one_merged(url, "paced", paced);
     thr = json_object_get(s, "throughput");

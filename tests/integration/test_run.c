@@ -182,6 +182,45 @@ static void test_requests_before_duration(void **state)
     assert_true(window_s > 0.45 && window_s < 5);
 }
 
+/* The count ends the offering (the tenth arrival at 0.9 s), and its drain
+ * runs past --duration (1.05 s): 50 tokens of 10 ms each end the last
+ * request at 1.4 s or later. The window runs to that last response, so
+ * everything that ends in it counts: all 10 completions and their 500
+ * tokens, the time each was in the system (the parent counted only what
+ * ended by 1.05 s, about 6 of the 10, and divided by the 1.4 s window:
+ * completed 4.3/s where --requests 10 alone reads 7.1). */
+static void test_requests_drain_past_duration(void **state)
+{
+    const char *sargs[] = {SIM_100MS, NULL};
+    const char *args[] = {"--rate",          "10", "--arrival",       "constant",
+                          "--requests",      "10", "--duration",      "1.05s",
+                          "--prompt-tokens", "8",  "--output-tokens", "50",
+                          "--ignore-eos",    NULL};
+    char *dir;
+    struct harness_recs *r = sim_run_recs(sargs, args, 10, &dir);
+    json_t *s = harness_summary_load(dir);
+    json_t *thr = json_object_get(s, "throughput");
+    double window_s = (double)harness_ival(s, "window_ns") / 1e9;
+    assert_true(window_s >= 1.4 && window_s < 10);
+    assert_int_equal(harness_ival(s, "sent_in_window"), 10);
+    ASSERT_NEAR(harness_num(thr, "completion_rate_per_s"), 10 / window_s, 1e-6);
+    ASSERT_NEAR(harness_num(thr, "output_tokens_per_s"), 500 / window_s, 1e-6);
+    /* In flight: each request's time in the system (from its send, a few
+     * microseconds after the generator took it up) over the window. */
+    double in_system_s = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
+        in_system_s +=
+            (double)(harness_ival(r->items[i], "end_ns") - harness_ival(r->items[i], "sent_ns")) /
+            1e9;
+    }
+    ASSERT_NEAR(harness_num(json_object_get(s, "inflight"), "mean") * window_s, in_system_s,
+                0.01 * in_system_s);
+    json_decref(s);
+    harness_recs_free(r);
+    harness_results_free(dir);
+}
+
 /* A base URL given with a trailing '/' (http://HOST:PORT/v1/, as docs
  * often print it) reaches /v1/models and /v1/chat/completions: the parent
  * asked for /v1//models and /v1//chat/completions, which the sim, as many
@@ -615,6 +654,17 @@ static void test_steady_past_fill_up(void **state)
     const char *drain[] = {"--requests",      "20", "--rate",       "50", "--max-concurrency", "2",
                            "--output-tokens", "50", "--ignore-eos", NULL};
     steady_run(NULL, quiet, drain, 20, -1, NULL);
+    /* 100 requests at 200/s through one slot (10 tokens, 40 ms or more
+     * each: under 25/s): the queue grows for the 0.5 s they arrive in and
+     * the TTFT from the schedule with it, from about 0 to 4 s. The count
+     * ends the offering long before --duration's 30 s, so the tail test
+     * halves the requests by their order: TTFT rose. The parent halved by
+     * --duration's midpoint, every request in the first half: not judged
+     * (null), as the offer is too short for the backlog test. */
+    const char *count[] = {"--requests",        "100", "--rate",       "200",
+                           "--max-concurrency", "1",   "--duration",   "30s",
+                           "--output-tokens",   "10",  "--ignore-eos", NULL};
+    steady_run(NULL, quiet, count, 100, 0, NULL);
 }
 
 /* A closed loop cannot outrun what is served: its users send only as
@@ -685,6 +735,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown
              cmocka_unit_test_teardown(test_empty_window_warmup, harness_sim_teardown),
              cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_requests_before_duration, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_requests_drain_past_duration, harness_sim_teardown),
              cmocka_unit_test_teardown(test_url_trailing_slash, harness_sim_teardown),
              cmocka_unit_test_teardown(test_capped_rate_and_fifo, harness_sim_teardown),
              cmocka_unit_test_teardown(test_first_token_vs_idle_timeout, harness_sim_teardown),
