@@ -407,7 +407,9 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
     /* With --model, a failed question is no answer, as in the background. */
     t->model = o->model ? o->model : t->first_id;
     if (!t->model) {
-        ll_errorf("%s/models lists no model id; pass --model", cfg->transport.base_url);
+        /* The URL the probe asked: without the base's trailing '/'s. */
+        ll_errorf("%.*s/models lists no model id; pass --model",
+                  (int)ll_url_base_len(cfg->transport.base_url), cfg->transport.base_url);
         return LL_EXIT_RUNTIME;
     }
     cfg->transport.model = t->model;

@@ -78,6 +78,7 @@ enum hostile_mode {
     HM_MODELS_HTML,    /* every GET answered 200 with a web page: a login portal */
     HM_MODELS_HUGE,    /* every GET answered 200 with a valid model list of about 1.4 MB
                         * (an aggregator's thousands of models), over the probe's 1 MiB */
+    HM_MODELS_EMPTY,   /* every GET answered 200 with a model list that lists none */
     HM_429_DATE,       /* 429, Retry-After an HTTP-date 42 s after the Date header (after it) */
     HM_429_DATE_NOW,   /* 429, Retry-After an HTTP-date 120 s from now, no Date header */
     HM_DONE_HANG,      /* a correct stream up to [DONE], then the connection stays open, silent */
@@ -367,6 +368,7 @@ static int serve_post(const struct conn *c)
     case HM_MODELS_407:
     case HM_MODELS_HTML:
     case HM_MODELS_HUGE:
+    case HM_MODELS_EMPTY:
     case HM_EARLY_413: /* (answered in conn_main) */
     case HM_SLOW: {
         int slow = c->mode == HM_SLOW, tokens = slow ? 10 : STREAM_TOKENS;
@@ -716,8 +718,8 @@ static void *conn_main(void *arg)
                 break;
             continue;
         }
-        if (r == 2 && c.mode == HM_MODELS_HUGE) {
-            if (send_model_list(c.fd, 20000) != 0)
+        if (r == 2 && (c.mode == HM_MODELS_HUGE || c.mode == HM_MODELS_EMPTY)) {
+            if (send_model_list(c.fd, c.mode == HM_MODELS_HUGE ? 20000 : 0) != 0)
                 break;
             continue;
         }
@@ -1493,6 +1495,20 @@ static void test_probe_hint_list_over(void **state)
     probe_stop_check(cur_srv.url, NULL, has, lacks);
 }
 
+/* A list with no id names the URL the probe asked: a --url ending in '/'
+ * reaches BASE/models (79cb09b), and the parent printed BASE//models. */
+static void test_probe_no_model_id_slash(void **state)
+{
+    harness_tmp_begin();
+    hostile_start(HM_MODELS_EMPTY, 0);
+    char url[80], want[160];
+    snprintf(url, sizeof url, "%s/", cur_srv.url);
+    snprintf(want, sizeof want, "llmload: %s/models lists no model id; pass --model\n",
+             cur_srv.url);
+    const char *has[] = {want, NULL}, *lacks[] = {"//models", NULL};
+    probe_stop_check(url, NULL, has, lacks);
+}
+
 /* libcurl's own words for the certificate (its error buffer), where the
  * parent gave its code's generic text ("SSL peer certificate or SSH
  * remote key was not OK"). */
@@ -1852,6 +1868,7 @@ int main(void)
         cmocka_unit_test_teardown(test_probe_hint_tls, teardown),
         cmocka_unit_test_teardown(test_probe_hint_html, teardown),
         cmocka_unit_test_teardown(test_probe_hint_list_over, teardown),
+        cmocka_unit_test_teardown(test_probe_no_model_id_slash, teardown),
         cmocka_unit_test_teardown(test_server_killed_and_restarted, teardown),
         cmocka_unit_test_teardown(test_out_of_file_descriptors, teardown),
     };
