@@ -56,6 +56,9 @@ struct bg_probe {
     json_t *contract; /* contract.server, when /models answered */
 };
 
+/* The most of /models' answer the probe reads (probe_hint names it). */
+#define PROBE_MAX_BODY_BYTES (1u << 20)
+
 /* What to try when the /models probe failed, by what came back: its HTTP
  * status (0: none), or a TLS failure. A 404 is most often a --url
  * without the API's base path (http://HOST:PORT instead of
@@ -64,8 +67,11 @@ struct bg_probe {
  * it is one not ready (llama.cpp answers 503 while its model loads), or a
  * proxy or gateway whose backend is down (502, 504); a 407 is the
  * proxy's own; a TLS failure is a server that answered in TLS with a
- * certificate this machine does not trust. */
-static const char *probe_hint(long status, int tls_failed)
+ * certificate this machine does not trust. list_over: a 2xx body that
+ * began as JSON passed PROBE_MAX_BODY_BYTES, which is a model list too
+ * long to read (an aggregator with thousands of models), not a web page:
+ * --model is the way past it. */
+static const char *probe_hint(long status, int tls_failed, int list_over)
 {
     if (tls_failed)
         return "is its certificate one this machine trusts? --cacert FILE names its CA, "
@@ -83,10 +89,21 @@ static const char *probe_hint(long status, int tls_failed)
     if (status >= 500)
         return "an error from the server, or a proxy or gateway before it: is it up and "
                "ready? a model still loading answers 503";
+    if (status >= 200 && status <= 299 && list_over)
+        return "the model list is over 1 MiB: pass --model NAME";
     if (status >= 200 && status <= 299)
         return "a page that is not a model list, such as a web page or a login portal: is "
                "--url the API's base, such as http://HOST:PORT/v1?";
     return "a server without /models: pass --model";
+}
+
+/* Whether the body cut at the probe's bound began as JSON does ('{' or
+ * '[' after any white space), rather than as a web page. */
+static int body_json_like(const struct fetch_response *r)
+{
+    const char *p = r->body ? r->body : "";
+    p += strspn(p, " \t\r\n");
+    return *p == '{' || *p == '[';
 }
 
 /* GET BASE/models through f: the target's answer (parsed), its Server
@@ -103,7 +120,7 @@ static int probe_target(struct fetcher *f, const struct transport_config *tc,
     char url[1100], why[512];
     snprintf(url, sizeof url, "%.*s/models", (int)ll_url_base_len(tc->base_url), tc->base_url);
     *answered = 0;
-    *hint = probe_hint(0, 0);
+    *hint = probe_hint(0, 0, 0);
     if (!f) {
         snprintf(err, errlen, "curl_easy_init failed");
         return -1;
@@ -114,12 +131,12 @@ static int probe_target(struct fetcher *f, const struct transport_config *tc,
     if (tc->connect_timeout_ns && tc->connect_timeout_ns < connect_ns)
         connect_ns = LL_MAX(tc->connect_timeout_ns, LL_NS_PER_MS);
     struct fetch_opts fo =
-        contract_fetch_opts(tc, headers, &cancel_fd, timeout_ns, connect_ns, 1u << 20);
+        contract_fetch_opts(tc, headers, &cancel_fd, timeout_ns, connect_ns, PROBE_MAX_BODY_BYTES);
     struct fetch_response r = {0};
     int frc;
     *models = fetch_json(f, url, NULL, &fo, &r, &frc, why, sizeof why);
     *answered = frc != LL_E_INTR ? (int)r.status : 0;
-    *hint = probe_hint(*answered, r.tls_failed);
+    *hint = probe_hint(*answered, r.tls_failed, r.body_over && body_json_like(&r));
     snprintf(server, sizeof r.server, "%s", r.server);
     int rc = frc == LL_E_INTR ? LL_E_INTR : -1;
     if (!*models) {
@@ -390,7 +407,9 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
     /* With --model, a failed question is no answer, as in the background. */
     t->model = o->model ? o->model : t->first_id;
     if (!t->model) {
-        ll_errorf("%s/models lists no model id; pass --model", cfg->transport.base_url);
+        /* The URL the probe asked: without the base's trailing '/'s. */
+        ll_errorf("%.*s/models lists no model id; pass --model",
+                  (int)ll_url_base_len(cfg->transport.base_url), cfg->transport.base_url);
         return LL_EXIT_RUNTIME;
     }
     cfg->transport.model = t->model;

@@ -76,6 +76,9 @@ enum hostile_mode {
     HM_MODELS_503,     /* every GET (the /models probe) answered 503: a model still loading */
     HM_MODELS_407,     /* every GET answered 407: a proxy that wants credentials */
     HM_MODELS_HTML,    /* every GET answered 200 with a web page: a login portal */
+    HM_MODELS_HUGE,    /* every GET answered 200 with a valid model list of about 1.4 MB
+                        * (an aggregator's thousands of models), over the probe's 1 MiB */
+    HM_MODELS_EMPTY,   /* every GET answered 200 with a model list that lists none */
     HM_429_DATE,       /* 429, Retry-After an HTTP-date 42 s after the Date header (after it) */
     HM_429_DATE_NOW,   /* 429, Retry-After an HTTP-date 120 s from now, no Date header */
     HM_DONE_HANG,      /* a correct stream up to [DONE], then the connection stays open, silent */
@@ -364,6 +367,8 @@ static int serve_post(const struct conn *c)
     case HM_MODELS_503: /* (only its GETs differ: conn_main) */
     case HM_MODELS_407:
     case HM_MODELS_HTML:
+    case HM_MODELS_HUGE:
+    case HM_MODELS_EMPTY:
     case HM_EARLY_413: /* (answered in conn_main) */
     case HM_SLOW: {
         int slow = c->mode == HM_SLOW, tokens = slow ? 10 : STREAM_TOKENS;
@@ -627,6 +632,32 @@ static int read_request(int fd, char *buf, size_t cap)
     return strncmp(buf, "GET ", 4) == 0 ? 2 : 1;
 }
 
+/* A 200 model list of n models ({"object":"list","data":[]} for 0), each
+ * entry about 70 bytes, so 20000 make about 1.4 MB. Returns 0, or -1
+ * once the peer is gone (a client that stops reading at its bound). */
+static int send_model_list(int fd, int n)
+{
+    size_t cap = 64 + (size_t)n * 96, len = 0;
+    char *body = malloc(cap);
+    if (!body)
+        return -1;
+    len += (size_t)snprintf(body, cap, "{\"object\":\"list\",\"data\":[");
+    for (int k = 0; k < n; k++)
+        len += (size_t)snprintf(body + len, cap - len,
+                                "%s{\"id\":\"vendor-%05d/model\",\"object\":\"model\","
+                                "\"owned_by\":\"aggregator\"}",
+                                k ? "," : "", k);
+    len += (size_t)snprintf(body + len, cap - len, "]}");
+    char head[160];
+    snprintf(head, sizeof head,
+             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+             "Content-Length: %zu\r\n\r\n",
+             len);
+    int rc = send_str(fd, head) != 0 || send_all(fd, body, len) != 0 ? -1 : 0;
+    free(body);
+    return rc;
+}
+
 static void *conn_main(void *arg)
 {
     struct conn c = *(struct conn *)arg;
@@ -684,6 +715,11 @@ static void *conn_main(void *arg)
                                                : "407 Proxy Authentication Required",
                      html ? "text/html" : "application/json", strlen(body));
             if (send_str(c.fd, head) != 0 || send_str(c.fd, body) != 0)
+                break;
+            continue;
+        }
+        if (r == 2 && (c.mode == HM_MODELS_HUGE || c.mode == HM_MODELS_EMPTY)) {
+            if (send_model_list(c.fd, c.mode == HM_MODELS_HUGE ? 20000 : 0) != 0)
                 break;
             continue;
         }
@@ -1381,8 +1417,8 @@ static void test_tls_self_signed(void **state)
  * certificate the client does not trust is a server that answered: not
  * "is the server up?". The parent said "pass --model" to the first two
  * and "is the server up at that address?" to the third. */
-static void probe_hint_case2(const char *url, const char *proxy, const char *want,
-                             const char *want2)
+static void probe_stop_check(const char *url, const char *proxy, const char *const *has,
+                             const char *const *lacks)
 {
     char out_dir[600];
     harness_tmp_path(out_dir, sizeof out_dir, "r");
@@ -1393,11 +1429,17 @@ static void probe_hint_case2(const char *url, const char *proxy, const char *wan
     char *err = NULL;
     char *out = harness_run_expect(args, 30, 3, &err);
     unsetenv("http_proxy");
-    const char *has[] = {"cannot ask the target for its model: GET ", want, want2, NULL};
-    const char *lacks[] = {"pass --model", "is the server up", NULL};
     harness_text_check("stderr", err, has, lacks);
     free(out);
     free(err);
+}
+
+static void probe_hint_case2(const char *url, const char *proxy, const char *want,
+                             const char *want2)
+{
+    const char *has[] = {"cannot ask the target for its model: GET ", want, want2, NULL};
+    const char *lacks[] = {"pass --model", "is the server up", NULL};
+    probe_stop_check(url, proxy, has, lacks);
 }
 
 static void probe_hint_case(const char *url, const char *proxy, const char *want)
@@ -1435,6 +1477,36 @@ static void test_probe_hint_html(void **state)
     probe_hint_case2(cur_srv.url, NULL, "/models: response is not JSON (",
                      " (a page that is not a model list, such as a web page or a login "
                      "portal: is --url the API's base, such as http://HOST:PORT/v1?)\n");
+}
+
+/* A valid model list over the probe's 1 MiB (an aggregator's thousands
+ * of models) is not a web page: --model is the way past it. The parent
+ * asked whether --url was the API's base. */
+static void test_probe_hint_list_over(void **state)
+{
+    harness_tmp_begin();
+    hostile_start(HM_MODELS_HUGE, 0);
+    char want[300];
+    snprintf(want, sizeof want,
+             "llmload: cannot ask the target for its model: GET %s/models: body larger than "
+             "1048576 bytes (the model list is over 1 MiB: pass --model NAME)\n",
+             cur_srv.url);
+    const char *has[] = {want, NULL}, *lacks[] = {"web page", NULL};
+    probe_stop_check(cur_srv.url, NULL, has, lacks);
+}
+
+/* A list with no id names the URL the probe asked: a --url ending in '/'
+ * reaches BASE/models (79cb09b), and the parent printed BASE//models. */
+static void test_probe_no_model_id_slash(void **state)
+{
+    harness_tmp_begin();
+    hostile_start(HM_MODELS_EMPTY, 0);
+    char url[80], want[160];
+    snprintf(url, sizeof url, "%s/", cur_srv.url);
+    snprintf(want, sizeof want, "llmload: %s/models lists no model id; pass --model\n",
+             cur_srv.url);
+    const char *has[] = {want, NULL}, *lacks[] = {"//models", NULL};
+    probe_stop_check(url, NULL, has, lacks);
 }
 
 /* libcurl's own words for the certificate (its error buffer), where the
@@ -1795,6 +1867,8 @@ int main(void)
         cmocka_unit_test_teardown(test_probe_hint_proxy_407, teardown),
         cmocka_unit_test_teardown(test_probe_hint_tls, teardown),
         cmocka_unit_test_teardown(test_probe_hint_html, teardown),
+        cmocka_unit_test_teardown(test_probe_hint_list_over, teardown),
+        cmocka_unit_test_teardown(test_probe_no_model_id_slash, teardown),
         cmocka_unit_test_teardown(test_server_killed_and_restarted, teardown),
         cmocka_unit_test_teardown(test_out_of_file_descriptors, teardown),
     };
