@@ -306,6 +306,7 @@ static int side_load_data(struct side *s)
     s->win_scheduled = isfinite(sched_rate) && sched_rate > 0
                            ? (uint64_t)llround(sched_rate * s->window_s)
                            : s->scheduled;
+    s->sent_scheduled = s->win_scheduled;
     if (!(s->window_s > 0)) {
         snprintf(s->err, sizeof s->err, "%s: summary.json has no measurement window", s->dir);
         return -1;

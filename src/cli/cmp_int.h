@@ -53,10 +53,15 @@ struct side {
     uint64_t completed, failed, sent, scheduled, good, attained;
     uint64_t slo_judged; /* scheduled less those the SLO could not judge (stats_attainment) */
     /* Arrivals scheduled in the window, --cold-start's included
-     * (summary.json's scheduled_rate_per_s x window; scheduled when
-     * absent): the requests whose sends and tokens sent and tok_sum count,
-     * where scheduled, as goodput, leaves the cold ones out. */
+     * (summary.json's scheduled_rate_per_s x window, scheduled when
+     * absent; a sweep's step: its scheduled and its cold records
+     * scheduled from the warm-up's end): the requests whose tokens tok_sum
+     * counts, where scheduled, as goodput, leaves the cold ones out. */
     uint64_t win_scheduled;
+    /* The requests whose sends sent counts: a run's win_scheduled (its
+     * send rate counts cold sends), a sweep step's scheduled (its achieved
+     * rate leaves them out, docs/sweep.md). */
+    uint64_t sent_scheduled;
     uint64_t by_kind[REC_KIND_COUNT]; /* summary.json's requests.by_kind */
     double window_s;
     uint64_t win_lo, win_hi; /* the measurement window, ns from the run's start (a sweep's
@@ -115,10 +120,10 @@ int cmp_rows_max(void);
  * "open") with requests scheduled in the window: their goodput, output
  * tok/s and achieved rate are then judged per scheduled request, not per
  * second, so that one schedule drawing more arrivals than the other
- * (another --seed) is not read as the server's doing. Goodput is per
- * warm request scheduled (scheduled), the other two per request
- * scheduled in the window, cold ones included (win_scheduled): each
- * count over the requests it counts. */
+ * (another --seed) is not read as the server's doing. Each count is
+ * over the requests it counts: goodput per warm request scheduled
+ * (scheduled), output tokens per request scheduled in the window, cold
+ * ones included (win_scheduled), sends per sent_scheduled. */
 int cmp_per_scheduled(const struct side *b, const struct side *c);
 
 /* The rows of candidate c against baseline b into rows (cmp_rows_max of

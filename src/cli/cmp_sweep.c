@@ -177,6 +177,10 @@ static void on_sweep_record(void *ud, const struct record *r)
             s[k]->win_lo = f->warmup_ns;
             s[k]->win_hi = f->warmup_ns + f->window_ns;
             cmp_side_add_record(s[k], &x);
+            /* The step's tokens count its cold requests' (docs/sweep.md),
+             * so the requests they are over do too, as a run's
+             * (stats_win_scheduled): scheduled from the warm-up's end. */
+            s[k]->win_scheduled += r->cold && r->sched_ns >= f->warmup_ns;
         }
         return;
     }
@@ -192,7 +196,10 @@ static void side_facts_add(struct side *s, const struct sweep_step *st,
     s->completed += x->completed;
     s->failed += stats_failed(x);
     s->scheduled += x->scheduled;
-    s->win_scheduled += x->scheduled; /* a sweep's sends leave cold ones out too */
+    /* The step's sends leave cold ones out (its achieved rate, docs/sweep.md);
+     * its tokens count them, and on_sweep_record adds them to win_scheduled. */
+    s->sent_scheduled += x->scheduled;
+    s->win_scheduled += x->scheduled;
     for (int k = 0; k < REC_KIND_COUNT; k++)
         s->by_kind[k] += x->by_kind[k];
     s->good += st->met_ended_in_window;

@@ -15,7 +15,9 @@
  *   no capacity (not_judged), and a rate empty on both sides no rows.
  *
  * - two sweeps of one sim with other seeds draw other Poisson schedules:
- *   their rate rows are judged per scheduled request, not per second.
+ *   their rate rows are judged per scheduled request, not per second;
+ *   with --cold-start, output tok/s over the requests scheduled in the
+ *   window cold ones included, as its tokens are counted.
  *
  * Every sweep is short (steps of 1 to 3 s at 8 req/s or less, against the
  * small sim: 4 sequences, a 20 ms decode step) and sets
@@ -331,6 +333,96 @@ static void test_compare_sweep_other_seeds_sim(void **state)
     harness_tmp_end();
 }
 
+/* Of dir's one step, from its records: the requests scheduled in its
+ * window, cold ones included (*n), the warm ones (*warm), and the output
+ * tokens of ok requests that ended in it (*tokens); *tps and *achieved
+ * are its summary.json's output_tokens_per_s and achieved_rps. */
+static void cold_step_counts(const char *dir, double *n, double *warm, double *tokens, double *tps,
+                             double *achieved)
+{
+    json_t *steps = harness_jsonl_in(dir, "steps.jsonl");
+    json_t *step = json_array_get(steps, 0);
+    json_t *recs = harness_jsonl_in(dir, "requests.jsonl");
+    int64_t lo = harness_ival(step, "warmup_ns");
+    *n = *warm = 0;
+    size_t i;
+    json_t *x;
+    json_array_foreach(recs, i, x)
+    {
+        if (harness_ival(x, "step") == 0 && harness_ival(x, "sched_ns") >= lo) {
+            *n += 1;
+            *warm += !json_is_true(json_object_get(x, "cold"));
+        }
+    }
+    assert_int_equal((int64_t)*warm, harness_ival(step, "scheduled"));
+    *tokens = harness_step_window_tokens(recs, step);
+    json_decref(steps);
+    json_decref(recs);
+    json_t *sum = harness_summary_load(dir);
+    json_t *st = json_array_get(json_object_get(sum, "steps"), 0);
+    *tps = harness_num(st, "output_tokens_per_s");
+    *achieved = harness_num(st, "achieved_rps");
+    json_decref(sum);
+}
+
+/* The seeds 5 and 4 again, with --cold-start 30: 20 and 57 warm requests
+ * scheduled in the 3 s window, 43 and 72 with the cold ones. A step's
+ * output tok/s counts its cold requests' tokens (docs/sweep.md), its
+ * achieved rate only warm sends. Over the warm requests alone the
+ * parent read "output tok/s -40% [-60%, -14%] worse" of one server;
+ * over the requests they are of, the difference is the records' own
+ * ratio (cold ones in both counts), same, and each column stays its
+ * sweep's figure per second. */
+static void test_compare_sweep_cold_start_sim(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    assert_int_equal(harness_sim_start(&sims[0], NULL), 0);
+    char dirs[2][700], out[700];
+    const char *seeds[2] = {"5", "4"};
+    double n[2], warm[2], tokens[2], tps[2], achieved[2];
+    for (int i = 0; i < 2; i++) {
+        harness_tmp_path(dirs[i], sizeof dirs[i], seeds[i]);
+        const char *args[] = {
+            "--rates", "20",     "--step-duration", "3s", "--arrival",       "poisson",
+            "--seed",  seeds[i], "--cold-start",    "30", "--output-tokens", "4",
+            NULL};
+        sweep_ok(&sims[0], dirs[i], args);
+        cold_step_counts(dirs[i], &n[i], &warm[i], &tokens[i], &tps[i], &achieved[i]);
+    }
+    harness_sim_stop(&sims[0]);
+    printf("scheduled in the window (warm): %.0f (%.0f), %.0f (%.0f); tokens ended in it: %.0f, "
+           "%.0f\n",
+           n[0], warm[0], n[1], warm[1], tokens[0], tokens[1]);
+    /* the premise: the schedules (a function of the seed) put other
+     * shares of cold requests in the windows */
+    assert_int_equal((int)warm[0], 20);
+    assert_int_equal((int)warm[1], 57);
+    assert_int_equal((int)n[0], 43);
+    assert_int_equal((int)n[1], 72);
+    harness_tmp_path(out, sizeof out, "cmp");
+    json_t *j = compare_run(dirs[0], dirs[1], out, NULL, 0);
+    json_t *k = json_array_get(
+        json_object_get(json_array_get(json_object_get(j, "candidates"), 0), "rates"), 0);
+    assert_non_null(k);
+    json_t *rows = json_object_get(k, "rows");
+    json_t *r = harness_row_named(rows, "output_tokens_per_s");
+    double want = (tokens[1] / n[1]) / (tokens[0] / n[0]) - 1;
+    double d = harness_num(json_object_get(r, "diff"), "value");
+    printf("output tok/s per scheduled: %+.4f, the records: %+.4f, %s\n", d, want,
+           harness_sval(r, "verdict"));
+    ASSERT_NEAR(d, want, 1e-9);
+    assert_string_equal(harness_sval(r, "verdict"), "same");
+    ASSERT_NEAR(harness_num(r, "baseline"), tps[0], 1e-9 * tps[0]);
+    ASSERT_NEAR(harness_num(r, "candidate"), tps[1], 1e-9 * tps[1]);
+    r = harness_row_named(rows, "achieved_rate");
+    assert_string_equal(harness_sval(r, "verdict"), "same");
+    ASSERT_NEAR(harness_num(r, "baseline"), achieved[0], 1e-9 * achieved[0]);
+    ASSERT_NEAR(harness_num(r, "candidate"), achieved[1], 1e-9 * achieved[1]);
+    json_decref(j);
+    harness_tmp_end();
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -343,4 +435,5 @@ static int teardown(void **state)
 HARNESS_MAIN(cmocka_unit_test_teardown(test_compare_sweep_repeat_own_windows, teardown),
              cmocka_unit_test_teardown(test_compare_sweep_slower_decode_sim, teardown),
              cmocka_unit_test_teardown(test_compare_sweep_empty_steps_sim, teardown),
-             cmocka_unit_test_teardown(test_compare_sweep_other_seeds_sim, teardown))
+             cmocka_unit_test_teardown(test_compare_sweep_other_seeds_sim, teardown),
+             cmocka_unit_test_teardown(test_compare_sweep_cold_start_sim, teardown))
