@@ -292,6 +292,35 @@ static void test_compare_sweep_empty_steps_sim(void **state)
     harness_tmp_end();
 }
 
+/* Two Poisson sweeps of one default sim at 20 req/s for 3 s, seeds 5 and
+ * 4 (more flags after them, NULL-terminated), into <tmp>/5 and <tmp>/4
+ * (dirs), compared as baseline and candidate: compare.json (caller
+ * decrefs), its one rate in *rate. The default sim serves 20 req/s of
+ * these well below its capacity (the small one's 4 sequences would
+ * saturate). */
+static json_t *seed_sweeps_compared(const char *const *more, char dirs[2][700], json_t **rate)
+{
+    assert_int_equal(harness_sim_start(&sims[0], NULL), 0);
+    const char *seeds[2] = {"5", "4"};
+    for (int i = 0; i < 2; i++) {
+        harness_tmp_path(dirs[i], sizeof dirs[i], seeds[i]);
+        const char *head[] = {"--rates", "20",     "--step-duration", "3s", "--arrival",
+                              "poisson", "--seed", seeds[i],          NULL};
+        struct harness_argv a = {0};
+        harness_argv_add(&a, head);
+        harness_argv_add(&a, more);
+        sweep_ok(&sims[0], dirs[i], a.v);
+    }
+    harness_sim_stop(&sims[0]);
+    char out[700];
+    harness_tmp_path(out, sizeof out, "cmp");
+    json_t *j = compare_run(dirs[0], dirs[1], out, NULL, 0);
+    *rate = json_array_get(
+        json_object_get(json_array_get(json_object_get(j, "candidates"), 0), "rates"), 0);
+    assert_non_null(*rate);
+    return j;
+}
+
 /* Two Poisson sweeps of one sim at 20 req/s with seeds 5 and 4 draw
  * 43 and 72 requests in their 3 s windows: the
  * client's arrivals, which the server does not set. Per second the
@@ -301,23 +330,9 @@ static void test_compare_sweep_other_seeds_sim(void **state)
 {
     (void)state;
     harness_tmp_begin();
-    /* the default sim, which serves 20 req/s of these well below its
-     * capacity (the small one's 4 sequences would saturate) */
-    assert_int_equal(harness_sim_start(&sims[0], NULL), 0);
-    char dirs[2][700], out[700];
-    const char *seeds[2] = {"5", "4"};
-    for (int i = 0; i < 2; i++) {
-        harness_tmp_path(dirs[i], sizeof dirs[i], seeds[i]);
-        const char *args[] = {"--rates", "20",     "--step-duration", "3s", "--arrival",
-                              "poisson", "--seed", seeds[i],          NULL};
-        sweep_ok(&sims[0], dirs[i], args);
-    }
-    harness_sim_stop(&sims[0]);
-    harness_tmp_path(out, sizeof out, "cmp");
-    json_t *j = compare_run(dirs[0], dirs[1], out, NULL, 0);
-    json_t *k = json_array_get(
-        json_object_get(json_array_get(json_object_get(j, "candidates"), 0), "rates"), 0);
-    assert_non_null(k);
+    char dirs[2][700];
+    json_t *k;
+    json_t *j = seed_sweeps_compared(NULL, dirs, &k);
     json_t *rows = json_object_get(k, "rows");
     json_t *ach = harness_row_named(rows, "achieved_rate");
     /* the premise: the candidate sent half again as many a second */
@@ -377,20 +392,13 @@ static void test_compare_sweep_cold_start_sim(void **state)
 {
     (void)state;
     harness_tmp_begin();
-    assert_int_equal(harness_sim_start(&sims[0], NULL), 0);
-    char dirs[2][700], out[700];
-    const char *seeds[2] = {"5", "4"};
+    char dirs[2][700];
     double n[2], warm[2], tokens[2], tps[2], achieved[2];
-    for (int i = 0; i < 2; i++) {
-        harness_tmp_path(dirs[i], sizeof dirs[i], seeds[i]);
-        const char *args[] = {
-            "--rates", "20",     "--step-duration", "3s", "--arrival",       "poisson",
-            "--seed",  seeds[i], "--cold-start",    "30", "--output-tokens", "4",
-            NULL};
-        sweep_ok(&sims[0], dirs[i], args);
+    const char *more[] = {"--cold-start", "30", "--output-tokens", "4", NULL};
+    json_t *k;
+    json_t *j = seed_sweeps_compared(more, dirs, &k);
+    for (int i = 0; i < 2; i++)
         cold_step_counts(dirs[i], &n[i], &warm[i], &tokens[i], &tps[i], &achieved[i]);
-    }
-    harness_sim_stop(&sims[0]);
     printf("scheduled in the window (warm): %.0f (%.0f), %.0f (%.0f); tokens ended in it: %.0f, "
            "%.0f\n",
            n[0], warm[0], n[1], warm[1], tokens[0], tokens[1]);
@@ -400,11 +408,6 @@ static void test_compare_sweep_cold_start_sim(void **state)
     assert_int_equal((int)warm[1], 57);
     assert_int_equal((int)n[0], 43);
     assert_int_equal((int)n[1], 72);
-    harness_tmp_path(out, sizeof out, "cmp");
-    json_t *j = compare_run(dirs[0], dirs[1], out, NULL, 0);
-    json_t *k = json_array_get(
-        json_object_get(json_array_get(json_object_get(j, "candidates"), 0), "rates"), 0);
-    assert_non_null(k);
     json_t *rows = json_object_get(k, "rows");
     json_t *r = harness_row_named(rows, "output_tokens_per_s");
     double want = (tokens[1] / n[1]) / (tokens[0] / n[0]) - 1;
