@@ -108,6 +108,14 @@ struct worker {
     struct stats *cls;   /* per traffic class, n_cls of them; NULL without classes */
     struct stats *eps;   /* per endpoint, n_eps of them; NULL with one --url */
     size_t n_eps;
+    /* What was sent or ended after --duration (stats_account_window's
+     * counts, the in-flight area, the sends), tallied apart: it is part
+     * of the window when the schedule's count ended the offering first
+     * (run_merge adds it), not otherwise. past_cls and past_eps are
+     * n_cls and n_eps zeroed structs (NULL without classes, endpoints). */
+    struct stats past, *past_cls, *past_eps;
+    double infl_area_past;
+    uint64_t sent_past;
     /* sessions */
     struct session_set sessions;
     uint64_t sessions_started, sessions_in_window, sessions_cut, sessions_failed;
@@ -134,11 +142,13 @@ struct driver {
     uint64_t guard_total;            /* closed loop, sessions: this shard's share of the guard */
     _Atomic uint64_t tokens_offered;
     _Atomic int spend_stop;
-    /* When (ll_now_ns) a worker first found the schedule run out
-     * (--requests, a trace's end, a closed loop's count); 0 = not yet.
-     * Before run_start_ns + --duration, the count ended offering and the
-     * window ends with the last response (driver_ran_out_first). */
-    _Atomic uint64_t ran_out_ns;
+    /* A worker found the schedule run out (--requests, a trace's end, a
+     * closed loop's count): asked for the arrival after one that was due
+     * before --duration, so the count ended the offering, whatever the
+     * generator's lateness. The window then ends with the last response
+     * (run_window) and what was sent or ended after --duration counts
+     * (run_merge). */
+    _Atomic int ran_out;
     _Atomic uint32_t done_offering; /* workers that stopped offering (drain once all have) */
     struct slo *cls_slo;            /* per class: its own SLO, else the run's */
     int any_slo;                    /* --slo, or a class's own: the run has an SLO */
@@ -198,24 +208,6 @@ static inline uint64_t driver_sched_count(const struct run_config *cfg)
     if (cfg->trace && (!n || cfg->trace->n < n))
         n = cfg->trace->n;
     return n;
-}
-
-/* The schedule ran out before --duration ended it (or there is no
- * --duration): the window ends with the last response, and what ends
- * after --duration counts. Exact at every record: one that ends after
- * --duration is accounted after that instant, when a run-out that came
- * before it is already set and one that comes later is not "first". */
-static inline int driver_ran_out_first(const struct driver *d)
-{
-    uint64_t t = atomic_load(&d->ran_out_ns);
-    return t && (!d->cfg->duration_ns || t <= d->run_start_ns + d->cfg->duration_ns);
-}
-
-/* The window's end, relative: --duration, or open-ended for a run whose
- * count ended it (its window ends with its last record). */
-static inline uint64_t driver_window_end_rel(const struct driver *d)
-{
-    return d->cfg->duration_ns && !driver_ran_out_first(d) ? d->cfg->duration_ns : UINT64_MAX;
 }
 
 /* A worker thread's body (pthread_create's start routine; arg is its

@@ -53,12 +53,14 @@ static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
         w->cls = ll_calloc(w->n_cls, sizeof *w->cls);
         for (size_t k = 0; k < w->n_cls; k++)
             stats_init(&w->cls[k]);
+        w->past_cls = ll_calloc(w->n_cls, sizeof *w->past_cls);
     }
     if (cfg->transport.endpoints.n > 1) {
         w->n_eps = cfg->transport.endpoints.n;
         w->eps = ll_calloc(w->n_eps, sizeof *w->eps);
         for (size_t k = 0; k < w->n_eps; k++)
             stats_init(&w->eps[k]);
+        w->past_eps = ll_calloc(w->n_eps, sizeof *w->past_eps);
     }
     struct transport_config tc = cfg->transport;
     tc.run_start_ns = d->run_start_ns;
@@ -117,6 +119,8 @@ static void worker_release(struct worker *w)
     for (size_t k = 0; k < w->n_eps; k++)
         stats_free(&w->eps[k]);
     free(w->eps);
+    free(w->past_cls);
+    free(w->past_eps);
     stats_free(&w->stats);
     stats_free(&w->cold);
     prefix_share_reset(&w->prefix);
@@ -507,8 +511,11 @@ static void run_merge(struct driver *d, struct driver_result *res)
 {
     struct prefix_share prefix;
     prefix_share_init(&prefix);
-    /* The steady-state halves of whichever ended offering. */
-    int by_count = !d->cfg->duration_ns || driver_ran_out_first(d);
+    /* The count ended the offering before --duration: what was sent or
+     * ended after --duration is in the window, and the steady-state
+     * halves are by order. */
+    int past = d->cfg->duration_ns && atomic_load(&d->ran_out);
+    int by_count = !d->cfg->duration_ns || past;
     for (uint32_t i = 0; i < d->started; i++) {
         struct worker *w = &d->workers[i];
         stats_merge(&res->stats, &w->stats);
@@ -522,6 +529,15 @@ static void run_merge(struct driver *d, struct driver_result *res)
         for (size_t k = 0; k < w->n_eps; k++)
             stats_merge(&res->endpoint_stats[k], &w->eps[k]);
         res->sent_in_window += w->sent_in_window;
+        if (past) {
+            stats_merge_window(&res->stats, &w->past);
+            for (size_t k = 0; k < w->n_cls; k++)
+                stats_merge_window(&res->class_stats[k], &w->past_cls[k]);
+            for (size_t k = 0; k < w->n_eps; k++)
+                stats_merge_window(&res->endpoint_stats[k], &w->past_eps[k]);
+            res->sent_in_window += w->sent_past;
+            d->infl_area += w->infl_area_past;
+        }
         res->late_sends += w->late_sends;
         res->late_asleep += w->late_asleep;
         res->worker_cpu_ns += w->cpu_ns;
@@ -554,7 +570,7 @@ static void run_window(struct driver *d, struct driver_result *res)
     const struct run_config *cfg = d->cfg;
     uint64_t wend = d->last_end_ns;
     int cut = res->interrupted || atomic_load(&d->spend_stop);
-    if (cfg->duration_ns && !driver_ran_out_first(d) && (!cut || wend > cfg->duration_ns))
+    if (cfg->duration_ns && !atomic_load(&d->ran_out) && (!cut || wend > cfg->duration_ns))
         wend = cfg->duration_ns;
     res->window_ns = wend > cfg->warmup_ns ? wend - cfg->warmup_ns : 0;
     res->inflight_max = atomic_load(&d->in_system_max);

@@ -28,13 +28,17 @@
  * are still in flight after its last arrival are in the system too. */
 static void infl_advance(struct worker *w, uint64_t now_abs)
 {
-    uint64_t from = w->d->run_start_ns + w->d->cfg->warmup_ns;
-    uint64_t end = driver_window_end_rel(w->d);
-    uint64_t to = end == UINT64_MAX ? UINT64_MAX : w->d->run_start_ns + end;
+    const struct run_config *cfg = w->d->cfg;
+    uint64_t from = w->d->run_start_ns + cfg->warmup_ns;
+    uint64_t to = cfg->duration_ns ? w->d->run_start_ns + cfg->duration_ns : UINT64_MAX;
     uint64_t a = LL_MAX(w->infl_last_abs_ns, from);
     uint64_t b = LL_MIN(now_abs, to);
     if (b > a)
         w->infl_area += (double)w->in_system * (double)(b - a);
+    /* past --duration, apart (run_merge) */
+    a = LL_MAX(a, to);
+    if (now_abs > a)
+        w->infl_area_past += (double)w->in_system * (double)(now_abs - a);
     w->infl_last_abs_ns = now_abs;
 }
 
@@ -69,8 +73,7 @@ static void in_system_add(struct worker *w, int delta)
  * its next arrival again). Returns 0. */
 static int ran_out(struct worker *w)
 {
-    uint64_t none = 0;
-    atomic_compare_exchange_strong(&w->d->ran_out_ns, &none, ll_now_ns());
+    atomic_store(&w->d->ran_out, 1);
     return 0;
 }
 
@@ -493,12 +496,23 @@ static void record_out(struct worker *w, struct record *r)
     int in_cls = w->cls && r->class_idx >= 0 && (size_t)r->class_idx < w->n_cls;
     const struct slo *slo = in_cls ? &w->d->cls_slo[r->class_idx] : &cfg->slo;
     int met = slo_judge_any(slo, w->d->any_slo, r);
-    uint64_t wend = driver_window_end_rel(w->d);
+    int cls_met = in_cls && slo_is_set(slo) ? slo_judge(slo, r) : 0; /* as stats_account */
+    int in_eps = w->eps && r->endpoint >= 0 && (size_t)r->endpoint < w->n_eps;
+    uint64_t wend = cfg->duration_ns ? cfg->duration_ns : UINT64_MAX;
     stats_account_met(&w->stats, r, cfg->warmup_ns, wend, met);
     if (in_cls)
-        stats_account(&w->cls[r->class_idx], r, cfg->warmup_ns, wend, slo);
-    if (w->eps && r->endpoint >= 0 && (size_t)r->endpoint < w->n_eps)
+        stats_account_met(&w->cls[r->class_idx], r, cfg->warmup_ns, wend, cls_met);
+    if (in_eps)
         stats_account_met(&w->eps[r->endpoint], r, cfg->warmup_ns, wend, met);
+    if (cfg->duration_ns) {
+        /* after --duration, apart (run_merge) */
+        uint64_t past = LL_MAX(cfg->warmup_ns, cfg->duration_ns + 1);
+        stats_account_window(&w->past, r, past, UINT64_MAX, met);
+        if (in_cls)
+            stats_account_window(&w->past_cls[r->class_idx], r, past, UINT64_MAX, cls_met);
+        if (in_eps)
+            stats_account_window(&w->past_eps[r->endpoint], r, past, UINT64_MAX, met);
+    }
     if (r->cold) {
         stats_add_record(&w->cold, r);
         if (r->sent_ns != LL_NO_TIME)
@@ -528,6 +542,8 @@ static void record_out(struct worker *w, struct record *r)
         }
         if (r->sent_ns != LL_NO_TIME && r->sent_ns <= wend)
             w->sent_in_window++;
+        else if (r->sent_ns != LL_NO_TIME)
+            w->sent_past++;
         if (w->hw_on) {
             hist_window_roll(w, r->end_ns != LL_NO_TIME ? r->end_ns : 0);
             histlog_window_add_record(&w->hw, r);

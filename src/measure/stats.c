@@ -130,14 +130,14 @@ void stats_account(struct stats *s, const struct record *r, uint64_t warmup_ns,
     stats_account_met(s, r, warmup_ns, window_end_ns, slo_is_set(slo) ? slo_judge(slo, r) : 0);
 }
 
-void stats_account_met(struct stats *s, const struct record *r, uint64_t warmup_ns,
-                       uint64_t window_end_ns, int met)
+void stats_account_window(struct stats *s, const struct record *r, uint64_t from_ns, uint64_t to_ns,
+                          int met)
 {
-    if (r->sent_ns != LL_NO_TIME && r->sent_ns >= warmup_ns && r->sent_ns <= window_end_ns) {
+    if (r->sent_ns != LL_NO_TIME && r->sent_ns >= from_ns && r->sent_ns <= to_ns) {
         s->win_sent++;
         s->win_request_bytes += r->request_bytes;
     }
-    if (r->end_ns != LL_NO_TIME && r->end_ns >= warmup_ns && r->end_ns <= window_end_ns) {
+    if (r->end_ns != LL_NO_TIME && r->end_ns >= from_ns && r->end_ns <= to_ns) {
         s->win_completed++;
         s->win_dropped += (uint64_t)(r->kind == REC_CLIENT_DROPPED);
         if (r->kind == REC_OK) {
@@ -151,6 +151,12 @@ void stats_account_met(struct stats *s, const struct record *r, uint64_t warmup_
             s->win_slo_met += (uint64_t)(met == 1 && !r->cold);
         }
     }
+}
+
+void stats_account_met(struct stats *s, const struct record *r, uint64_t warmup_ns,
+                       uint64_t window_end_ns, int met)
+{
+    stats_account_window(s, r, warmup_ns, window_end_ns, met);
     if (r->warmup) {
         s->warmup_output_tokens += r->output_tokens;
         if (r->kind == REC_OK) {
@@ -282,6 +288,19 @@ void stats_add_lateness(struct stats *s, uint64_t late_ns)
     hist_record(s->lateness, late_ns);
 }
 
+void stats_merge_window(struct stats *dst, const struct stats *src)
+{
+    dst->win_sent += src->win_sent;
+    dst->win_request_bytes += src->win_request_bytes;
+    dst->win_completed += src->win_completed;
+    dst->win_ok += src->win_ok;
+    dst->win_dropped += src->win_dropped;
+    dst->win_slo_met += src->win_slo_met;
+    dst->win_prompt_tokens += src->win_prompt_tokens;
+    dst->win_output_tokens += src->win_output_tokens;
+    dst->win_inputs += src->win_inputs;
+}
+
 void stats_merge(struct stats *dst, const struct stats *src)
 {
     struct hist **d[STATS_NHIST];
@@ -291,22 +310,14 @@ void stats_merge(struct stats *dst, const struct stats *src)
 
     dst->slo_met += src->slo_met;
     dst->slo_unjudged += src->slo_unjudged;
-    dst->win_sent += src->win_sent;
-    dst->win_request_bytes += src->win_request_bytes;
+    stats_merge_window(dst, src);
     dst->warmup_output_tokens += src->warmup_output_tokens;
     dst->warmup_output_tokens_failed += src->warmup_output_tokens_failed;
     dst->warmup_ok += src->warmup_ok;
     dst->warmup_prompt_tokens += src->warmup_prompt_tokens;
     dst->warmup_cached_tokens += src->warmup_cached_tokens;
     dst->warmup_failed_started += src->warmup_failed_started;
-    dst->win_completed += src->win_completed;
     dst->win_scheduled_cold += src->win_scheduled_cold;
-    dst->win_ok += src->win_ok;
-    dst->win_dropped += src->win_dropped;
-    dst->win_slo_met += src->win_slo_met;
-    dst->win_prompt_tokens += src->win_prompt_tokens;
-    dst->win_output_tokens += src->win_output_tokens;
-    dst->win_inputs += src->win_inputs;
     dst->inputs_records += src->inputs_records;
     dst->inputs += src->inputs;
     dst->scheduled += src->scheduled;

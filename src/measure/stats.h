@@ -209,6 +209,18 @@ void stats_account(struct stats *s, const struct record *r, uint64_t warmup_ns,
 void stats_account_met(struct stats *s, const struct record *r, uint64_t warmup_ns,
                        uint64_t window_end_ns, int met);
 
+/* stats_account_met's counts by time alone: a send, a completion (its
+ * tokens, inputs and SLO verdict) in [from_ns, to_ns]. It touches only
+ * those win_ counters, so s may be a zeroed struct stats that was never
+ * stats_init'd: the driver tallies what falls after --duration so, and
+ * adds it (stats_merge_window) when the window runs past --duration. */
+void stats_account_window(struct stats *s, const struct record *r, uint64_t from_ns, uint64_t to_ns,
+                          int met);
+
+/* Add src's counts of stats_account_window into dst (stats_merge adds
+ * them too). */
+void stats_merge_window(struct stats *dst, const struct stats *src);
+
 /* The arrivals scheduled in the window, cold ones included (scheduled
  * plus win_scheduled_cold): what the window's scheduled rate divides, so
  * that it counts the requests the send rate counts (a run with

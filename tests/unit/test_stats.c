@@ -331,6 +331,48 @@ static void test_merge_equals_single(void **state)
     stats_free(&total);
 }
 
+/* A window's counts tallied in two spans, [from, cut] with
+ * stats_account_met and (cut, end] with stats_account_window into a
+ * zeroed struct, add up (stats_merge_window) to one tally over [from,
+ * end]: the driver's split at --duration, joined when a count ended the
+ * offering first. Records straddle the cut (sent before, ended after). */
+static void test_window_split_joins(void **state)
+{
+    (void)state;
+    enum { N = 2000 };
+    const uint64_t from = 50000000, cut = 900000000;
+    struct stats one, before, after;
+    stats_init(&one);
+    stats_init(&before);
+    memset(&after, 0, sizeof after); /* never stats_init'd, as the driver's */
+    uint64_t seed = 7;
+    for (uint64_t i = 0; i < N; i++) {
+        struct record r = random_record(i, &seed);
+        int met = (int)(lcg(&seed) % 3) - 1; /* SLO_UNJUDGED (-1), 0, 1 */
+        stats_account_met(&one, &r, from, UINT64_MAX, met);
+        stats_account_met(&before, &r, from, cut, met);
+        stats_account_window(&after, &r, cut + 1, UINT64_MAX, met);
+    }
+    /* the premise: both spans hold sends and completions */
+    assert_true(before.win_sent > 0 && after.win_sent > 0);
+    assert_true(before.win_completed > 0 && after.win_completed > 0);
+    assert_true(before.win_slo_met > 0 && after.win_slo_met > 0);
+    stats_merge_window(&before, &after);
+    const uint64_t got[] = {before.win_sent,          before.win_request_bytes,
+                            before.win_completed,     before.win_ok,
+                            before.win_dropped,       before.win_slo_met,
+                            before.win_prompt_tokens, before.win_output_tokens,
+                            before.win_inputs};
+    const uint64_t want[] = {
+        one.win_sent,    one.win_request_bytes, one.win_completed,     one.win_ok,
+        one.win_dropped, one.win_slo_met,       one.win_prompt_tokens, one.win_output_tokens,
+        one.win_inputs};
+    for (size_t k = 0; k < LL_ARRAY_LEN(got); k++)
+        assert_int_equal(got[k], want[k]);
+    stats_free(&one);
+    stats_free(&before);
+}
+
 /* What is cut short: an ok output with fewer tokens than max_tokens by the
  * server's count, under ignore_eos or when the server said "length". */
 static void test_cut_short(void **state)
@@ -509,7 +551,7 @@ static void test_late_sends(void **state)
     stats_free(&b);
 }
 
-TEST_MAIN(cmocka_unit_test(test_add_one_ok), cmocka_unit_test(test_late_sends),
-          cmocka_unit_test(test_cut_short), cmocka_unit_test(test_finish_overflow),
-          cmocka_unit_test(test_add_failures), cmocka_unit_test(test_merge_equals_single),
-          cmocka_unit_test(test_samples))
+TEST_MAIN(cmocka_unit_test(test_add_one_ok), cmocka_unit_test(test_window_split_joins),
+          cmocka_unit_test(test_late_sends), cmocka_unit_test(test_cut_short),
+          cmocka_unit_test(test_finish_overflow), cmocka_unit_test(test_add_failures),
+          cmocka_unit_test(test_merge_equals_single), cmocka_unit_test(test_samples))
