@@ -41,6 +41,11 @@ struct queued {
     uint64_t late_ns;  /* its schedule lateness when it came due */
 };
 
+/* One ok request's TTFT and when it was scheduled (worker.ttft_order). */
+struct sched_ttft {
+    uint64_t sched_ns, ttft_ns;
+};
+
 struct worker {
     struct driver *d;
     uint32_t idx;
@@ -98,12 +103,16 @@ struct worker {
     int hw_on, hw_error;
 
     struct progress_counters pc; /* the progress line's and the live view's */
-    /* The steady-state test's halves of the window's TTFT: by when a
-     * request was scheduled (h1, h2: --duration's halves) and by its
-     * place in a counted schedule (n1, n2: --requests, a trace's
-     * entries); run_merge keeps the pair of whichever ended offering. */
+    /* The steady-state test's TTFTs of the window's ok requests: halved
+     * by when each was scheduled (h1, h2: --duration's halves), and, when
+     * a count may end the offering (driver_sched_count), each with its
+     * sched_ns, for run_merge to halve in the order they were scheduled
+     * (the requests the test sees: not warm-up, not cold). run_merge
+     * takes the halves of whichever ended the offering. ttft_order_cap
+     * is in bytes (ll_grow). */
     struct hist *ttft_h1, *ttft_h2;
-    struct hist *ttft_n1, *ttft_n2;
+    struct sched_ttft *ttft_order;
+    size_t n_ttft_order, ttft_order_cap;
     struct hist *stream; /* ns, end - first of the window's ok records */
     struct stats *cls;   /* per traffic class, n_cls of them; NULL without classes */
     struct stats *eps;   /* per endpoint, n_eps of them; NULL with one --url */

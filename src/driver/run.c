@@ -45,8 +45,6 @@ static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
     d->pcs[i] = &w->pc;
     w->ttft_h1 = hist_new();
     w->ttft_h2 = hist_new();
-    w->ttft_n1 = hist_new();
-    w->ttft_n2 = hist_new();
     w->stream = hist_new();
     if (driver_class_count(cfg)) {
         w->n_cls = driver_class_count(cfg);
@@ -110,8 +108,7 @@ static void worker_release(struct worker *w)
     progress_counters_reset(&w->pc);
     hist_free(w->ttft_h1);
     hist_free(w->ttft_h2);
-    hist_free(w->ttft_n1);
-    hist_free(w->ttft_n2);
+    free(w->ttft_order);
     hist_free(w->stream);
     for (size_t k = 0; k < w->n_cls; k++)
         stats_free(&w->cls[k]);
@@ -504,6 +501,38 @@ static void run_supervise(struct driver *d, struct supervisor *sv, struct driver
 
 /* ---- run: merge and window -------------------------------------------- */
 
+static int sched_ttft_cmp(const void *a, const void *b)
+{
+    const struct sched_ttft *x = a, *y = b;
+    if (x->sched_ns != y->sched_ns)
+        return x->sched_ns < y->sched_ns ? -1 : 1;
+    return x->ttft_ns < y->ttft_ns ? -1 : x->ttft_ns > y->ttft_ns;
+}
+
+/* The steady-state halves of a run whose count ended the offering: the
+ * TTFTs of the window's ok requests, every worker's, in the order they
+ * were scheduled, the first half and the rest. Halving the requests the
+ * test sees, not the schedule, keeps a --warmup or --cold-start that
+ * covers the schedule's first half from emptying the first. */
+static void halves_by_order(struct driver *d, struct driver_result *res)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < d->started; i++)
+        n += d->workers[i].n_ttft_order;
+    struct sched_ttft *all = ll_calloc(n + 1, sizeof *all);
+    size_t at = 0;
+    for (uint32_t i = 0; i < d->started; i++) {
+        const struct worker *w = &d->workers[i];
+        if (w->n_ttft_order)
+            memcpy(all + at, w->ttft_order, w->n_ttft_order * sizeof *all);
+        at += w->n_ttft_order;
+    }
+    qsort(all, n, sizeof *all, sched_ttft_cmp);
+    for (size_t k = 0; k < n; k++)
+        hist_record(k < n / 2 ? res->ttft_first_half : res->ttft_second_half, all[k].ttft_ns);
+    free(all);
+}
+
 /* Merge: fold each started worker's statistics, histograms and counts
  * into res, once, after the joins (no shared writes while the run goes).
  * The in-flight area and the latest record end go to d for run_window. */
@@ -520,8 +549,10 @@ static void run_merge(struct driver *d, struct driver_result *res)
         struct worker *w = &d->workers[i];
         stats_merge(&res->stats, &w->stats);
         stats_merge(&res->cold, &w->cold);
-        hist_merge(res->ttft_first_half, by_count ? w->ttft_n1 : w->ttft_h1);
-        hist_merge(res->ttft_second_half, by_count ? w->ttft_n2 : w->ttft_h2);
+        if (!by_count) {
+            hist_merge(res->ttft_first_half, w->ttft_h1);
+            hist_merge(res->ttft_second_half, w->ttft_h2);
+        }
         hist_merge(res->stream, w->stream);
         res->last_sched_ns = LL_MAX(res->last_sched_ns, w->last_sched_ns);
         for (size_t k = 0; k < w->n_cls; k++)
@@ -554,6 +585,8 @@ static void run_merge(struct driver *d, struct driver_result *res)
         res->records_lost += w->rw.lost;
         d->last_end_ns = LL_MAX(d->last_end_ns, w->last_end_ns);
     }
+    if (by_count)
+        halves_by_order(d, res);
     res->workload_cached_share = prefix_share_implied(&prefix);
     prefix_share_reset(&prefix);
 }

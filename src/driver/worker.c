@@ -522,20 +522,17 @@ static void record_out(struct worker *w, struct record *r)
         w->warmup_records++;
     } else {
         if (r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
-            /* Both halves that may apply: which ended offering is known
-             * at the end (run_merge). */
-            uint64_t ttft = r->first_ns - r->sched_ns, n = driver_sched_count(cfg);
+            /* Both halvings that may apply: which ended the offering is
+             * known at the end (run_merge). */
+            uint64_t ttft = r->first_ns - r->sched_ns;
             if (cfg->duration_ns) {
                 uint64_t mid = cfg->warmup_ns + (cfg->duration_ns - cfg->warmup_ns) / 2;
                 hist_record(r->sched_ns >= mid ? w->ttft_h2 : w->ttft_h1, ttft);
             }
-            if (n) {
-                /* --requests counts sessions in a session run, whose
-                 * record ids are session * 1000 + turn (a replay's trace
-                 * session ids are not its order). */
-                uint64_t at =
-                    cfg->mode == LOAD_SESSIONS && r->session >= 0 ? (uint64_t)r->session : r->id;
-                hist_record(at >= n / 2 ? w->ttft_n2 : w->ttft_n1, ttft);
+            if (driver_sched_count(cfg)) {
+                w->ttft_order = ll_grow(w->ttft_order, &w->ttft_order_cap,
+                                        (w->n_ttft_order + 1) * sizeof *w->ttft_order, 4096);
+                w->ttft_order[w->n_ttft_order++] = (struct sched_ttft){r->sched_ns, ttft};
             }
             if (r->end_ns != LL_NO_TIME && r->end_ns >= r->first_ns)
                 hist_record(w->stream, r->end_ns - r->first_ns);

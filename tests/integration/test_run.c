@@ -681,6 +681,15 @@ static void test_steady_past_fill_up(void **state)
                            "--max-concurrency", "1",   "--duration",   "30s",
                            "--output-tokens",   "10",  "--ignore-eos", NULL};
     steady_run(NULL, quiet, count, 100, 0, NULL);
+    /* The same with its first 20 requests cold (--cold-start 20): the
+     * test halves the 80 it sees, 40 and 40, and TTFT rose. Halving the
+     * schedule's 100 left 30 in the first half, too few to judge (the
+     * parent: null). */
+    const char *cold[] = {
+        "--requests", "100", "--rate",          "200", "--max-concurrency", "1",
+        "--duration", "30s", "--output-tokens", "10",  "--ignore-eos",      "--cold-start",
+        "20",         NULL};
+    steady_run(NULL, quiet, cold, 80, 0, NULL);
 }
 
 /* A closed loop cannot outrun what is served: its users send only as
