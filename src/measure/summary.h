@@ -135,6 +135,15 @@ struct summary_info {
                                  * guard, signal) */
     uint64_t sessions_failed;   /* of those started, the ones a failed turn ended before
                                  * their last */
+    /* When the count ended the session arrivals and the window ran on
+     * past the last one for its turns and the drain (summary_session_span):
+     * ns from the window's start to the last session's start, and the
+     * sessions that started in the window, the last included (2 or more).
+     * The realised session rate is then over that span, as the window is
+     * over its own: half-open, the starts before the last over it, not
+     * started / window. 0 and 0: over the window. */
+    uint64_t session_arrivals_ns;
+    uint64_t session_arrivals;
     enum summary_prompts prompts; /* what the requested prompt lengths were (below) */
     /* --cold-start: the cold requests asked for (0 = none), and their own
      * figures (NULL when none), kept apart from every other figure. */
@@ -205,6 +214,34 @@ json_t *summary_cold_json(const struct stats *cold, uint64_t n);
  * the three agree on the same files. */
 uint64_t summary_offering_ns(uint64_t duration_ns, uint64_t warmup_ns, uint64_t window_ns,
                              uint64_t last_sched_ns);
+
+/* The starts of a session run's sessions in the window, read off their
+ * records: a session's first turn (turn 0) is scheduled at its arrival. */
+struct summary_session_starts {
+    uint64_t n;       /* sessions that started at or after the window's start */
+    uint64_t last_ns; /* the latest of their starts, from the run's start */
+};
+
+/* Count r in st when it is a session's first turn scheduled at or after
+ * warmup_ns (the window's start; a cold session counts, as the driver's
+ * sessions started do). Any other record is left out. st starts zeroed. */
+void summary_session_starts_add(struct summary_session_starts *st, const struct record *r,
+                                uint64_t warmup_ns);
+
+/* Set info's session_arrivals_ns and session_arrivals from st when the
+ * window (info's warmup_ns and window_ns, already set) ran on past the
+ * last session's start and --duration (duration_ns, 0 = none) did not end
+ * it (summary_offering_ns of that start), and st holds two starts or
+ * more; else 0 and 0. `llmload run` passes its own records' starts,
+ * `llmload merge` and `llmload report` the merged records', so that the
+ * three agree. */
+void summary_session_span(struct summary_info *info, uint64_t duration_ns,
+                          const struct summary_session_starts *st);
+
+/* A session run's realised session rate, sessions/s: the starts before
+ * the last over info->session_arrivals_ns when it is set, else the
+ * sessions started over the window. */
+double summary_session_rate(const struct summary_info *info);
 
 /* Print the human summary of s to f (see the layout in summary.c). Plain
  * text, no colours, lines under 100 columns. Empty histograms print "-". */

@@ -233,13 +233,17 @@ static json_t *summary_throughput_json(const struct stats *s, const struct summa
 }
 
 /* The "sessions" object of a session run: intended and realised session
- * and request rates over the window w (ns). Caller owns the reference. */
+ * and request rates, the requests' over the window w (ns), the sessions'
+ * over it too unless the count ended their arrivals (arrivals_ns,
+ * summary_session_rate). Caller owns the reference. */
 static json_t *summary_sessions_json(const struct stats *s, const struct summary_info *info,
                                      uint64_t w)
 {
     json_t *ses = jobj();
     jset(ses, "intended_rate_per_s", jdouble(info->session_rate_per_s));
-    jset(ses, "realised_rate_per_s", jdouble(summary_rate((double)info->sessions_started, w)));
+    jset(ses, "realised_rate_per_s", jdouble(summary_session_rate(info)));
+    jset(ses, "arrivals_ns",
+         info->session_arrivals_ns ? ju64(info->session_arrivals_ns) : json_null());
     jset(ses, "turns_mean", jdouble(info->session_turns_mean));
     jset(ses, "started", ju64(info->sessions_started));
     jset(ses, "cut", ju64(info->sessions_cut));

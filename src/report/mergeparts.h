@@ -14,6 +14,7 @@
 
 #include "measure/slo.h"
 #include "measure/stats.h"
+#include "measure/summary.h"
 
 /* runmerge.h's, which the users of this file include. */
 struct runmerge_window;
@@ -80,6 +81,8 @@ struct merge {
     uint64_t last_sched_ns; /* their latest sched_ns, warm-up and cold start included */
     int sweep;              /* 1: the shards of a sweep (config.sweep) */
     int rebuild;            /* 1: `llmload report` on a merged directory */
+    /* A session run's: its sessions' starts in the window, over every shard. */
+    struct summary_session_starts session_starts;
     /* The server's join (a merge of a run's shards; NULL: none). */
     json_t *(*server)(const struct runmerge_window *w, FILE *out, json_t **energy);
 };

@@ -184,7 +184,9 @@ static json_t *server_json(const struct merge *m, const json_t *cfg, FILE *out, 
  * those cut short are the shards' counts added up; the intended session
  * rate is a shard's share times rate_scale (the shard count; 1 in a
  * rebuild), the turns' mean the configuration's, the same in every
- * shard. The realised rates are summary_json's, over the merged window. */
+ * shard. The realised rates are summary_json's, over the merged window,
+ * the sessions' over their arrivals when the count ended them (the
+ * merged records' starts, merged_offering). */
 static void sessions_info(const struct merge *m, const json_t *fs, double rate_scale,
                           struct summary_info *info)
 {
@@ -208,7 +210,9 @@ static void sessions_info(const struct merge *m, const json_t *fs, double rate_s
  * included; the offering runs from the window's start to the latest
  * sched_ns of the merged records, over every shard
  * (summary_offering_ns, with the merged window and config's
- * --duration and --warmup). */
+ * --duration and --warmup); a session run's sessions, from the first
+ * start in the window to the last, when the window ran on past them
+ * (summary_session_span, as the run sets it from its own records). */
 static void merged_offering(const struct merge *m, const json_t *cfg, struct summary_info *info)
 {
     const char *lmodel = rm_jstr(cfg, "load_model");
@@ -219,6 +223,8 @@ static void merged_offering(const struct merge *m, const json_t *cfg, struct sum
     }
     info->offering_ns = summary_offering_ns(rm_ju(cfg, "duration_ns", NULL), info->warmup_ns,
                                             info->window_ns, m->last_sched_ns);
+    if (info->sessions)
+        summary_session_span(info, rm_ju(cfg, "duration_ns", NULL), &m->session_starts);
 }
 
 /* --expect judged on the merged summary sj, as `llmload run` judges its

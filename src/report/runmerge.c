@@ -592,6 +592,7 @@ static int records_pass(struct merge *m, const json_t *cfg, const struct slo *sl
             m->last_end_ns = r.end_ns;
         if (r.sched_ns != LL_NO_TIME && r.sched_ns > m->last_sched_ns)
             m->last_sched_ns = r.sched_ns;
+        summary_session_starts_add(&m->session_starts, &r, warmup_ns);
         if (r.sent_ns != LL_NO_TIME && r.end_ns != LL_NO_TIME) {
             uint64_t in = r.late_ns != LL_NO_TIME ? r.sched_ns + r.late_ns : r.sent_ns;
             ev[n_ev++] = (struct infl_ev){in, +1};

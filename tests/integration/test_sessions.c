@@ -422,6 +422,181 @@ static void test_sessions_steady_not_judged(void **state)
     harness_results_free(dir);
 }
 
+/* The "sessions:" line of a run's text and, when there is one, the line
+ * beneath it that says what the rates are over, as a new string (caller
+ * frees); fails the test when there is none. */
+static char *session_lines(const char *text)
+{
+    const char *at = strstr(text, "\nsessions:   ");
+    if (!at)
+        fail_msg("no sessions line in: %s", text);
+    at++;
+    const char *end = strchr(at, '\n');
+    assert_non_null(end);
+    static const char next[] = "\n            (sessions: ";
+    if (strncmp(end, next, sizeof next - 1) == 0)
+        end = strchr(end + 1, '\n');
+    assert_non_null(end);
+    char *l = strndup(at, (size_t)(end - at));
+    assert_non_null(l);
+    return l;
+}
+
+/* `llmload ARGS...`, exit 0 or 1 (INVALID: a late wake on a shared
+ * machine, which moves no figure here): its session lines (caller frees). */
+static char *run_session_lines(const char *const *args)
+{
+    char *out = harness_run_expect(args, 60, HARNESS_RC_OK_OR_INVALID, NULL);
+    char *l = session_lines(out);
+    free(out);
+    return l;
+}
+
+/* The sessions object of summaries a and b the same, key for key. */
+static void sessions_equal(json_t *a, json_t *b, const char *what)
+{
+    json_t *x = json_object_get(a, "sessions"), *y = json_object_get(b, "sessions");
+    if (!x || !y || !json_equal(x, y)) {
+        char *sx = x ? json_dumps(x, 0) : NULL, *sy = y ? json_dumps(y, 0) : NULL;
+        fail_msg("%s: sessions %s, the run's %s", what, sy ? sy : "absent", sx ? sx : "absent");
+    }
+}
+
+/* A count that ends the session arrivals: 8 sessions at a constant 20/s
+ * (0 to 350 ms) of 3 turns 200 ms apart, after a 100 ms warm-up, so the
+ * window (from 100 ms) runs on past the last start, at 350 ms, for the
+ * later turns and the drain, to 750 ms or more. The realised session rate
+ * is over the span from the window's start to the last start, half-open
+ * as the window is: by the records, 6 starts (100 to 350 ms), the 5
+ * before the last in 250 ms, 20/s exactly, the span in summary.json's
+ * arrivals_ns and said on the line beneath; the request rate stays the
+ * turns scheduled in the window over the window. The parent divided the
+ * 6 sessions by the window (7.2/s on an idle machine, a third of the
+ * intended rate). One shard of one (`--shard 0/1`), merged alone and
+ * rebuilt by `llmload report`: the same sessions object, the same lines.
+ * --duration 500ms alone ends the arrivals with the window: over it, no
+ * arrivals_ns. */
+static void test_sessions_rate_over_arrivals(void **state)
+{
+    (void)state;
+    char url[160], dir[600], merged[600], dur[600];
+    harness_sim_v1_start(url, sizeof url, (const char *const[]){"--profile", "instant", NULL});
+    harness_tmp_path(dir, sizeof dir, "run");
+    harness_tmp_path(merged, sizeof merged, "merged");
+    harness_tmp_path(dur, sizeof dur, "duration");
+    const char *run[] = {"run",
+                         "--url",
+                         url,
+                         "--out",
+                         dir,
+                         "--shard",
+                         "0/1",
+                         "--seed",
+                         "9",
+                         "--prompt-salt",
+                         "5",
+                         "--no-metrics",
+                         "--sessions",
+                         "20",
+                         "--arrival",
+                         "constant",
+                         "--requests",
+                         "8",
+                         "--warmup",
+                         "100ms",
+                         "--turns",
+                         "3",
+                         "--think",
+                         "200ms",
+                         "--prompt-tokens",
+                         "8",
+                         "--output-tokens",
+                         "4",
+                         "--ignore-eos",
+                         NULL};
+    char *run_lines = run_session_lines(run);
+
+    struct harness_recs *all = harness_requests_load(dir);
+    int64_t n = 0, last = -1, sched_in = 0;
+    for (size_t i = 0; i < all->n; i++) {
+        int64_t t = harness_ival_req(all->items[i], "sched_ns");
+        sched_in += t >= 100 * MS;
+        if (harness_ival(all->items[i], "turn") != 0 || t < 100 * MS)
+            continue;
+        n++;
+        last = t > last ? t : last;
+    }
+    harness_recs_free(all);
+    assert_int_equal(n, 6);
+    assert_int_equal(last, 350 * MS);
+
+    json_t *sj = harness_summary_load(dir);
+    json_t *ses = json_object_get(sj, "sessions");
+    int64_t window = harness_ival_req(sj, "window_ns");
+    assert_true(window > 600 * MS); /* past the last start, by two think times */
+    assert_int_equal(harness_ival(ses, "started"), n);
+    ASSERT_NEAR(harness_num(ses, "realised_rate_per_s"),
+                (double)(n - 1) / ((double)(last - 100 * MS) / 1e9), 1e-9);
+    ASSERT_NEAR(harness_num(ses, "realised_rate_per_s"), 20, 1e-9);
+    assert_int_equal(harness_ival_req(ses, "arrivals_ns"), last - 100 * MS);
+    ASSERT_NEAR(harness_num(ses, "realised_request_rate_per_s"),
+                (double)sched_in / ((double)window / 1e9), 1e-9);
+    const char *has[] = {"realised 20.00/s (6 started",
+                         "(sessions: 5 starts in the 250.00ms up to the last; requests over the ",
+                         NULL};
+    harness_text_check("the run's sessions lines", run_lines, has, NULL);
+
+    const char *m[] = {"merge", dir, "--out", merged, NULL};
+    char *merge_lines = run_session_lines(m);
+    assert_string_equal(merge_lines, run_lines);
+    json_t *sm = harness_summary_load(merged);
+    sessions_equal(sj, sm, "merged");
+    const char *rep[] = {"report", merged, NULL};
+    char *report_lines = run_session_lines(rep);
+    assert_string_equal(report_lines, run_lines);
+    json_t *sr = harness_summary_load(merged);
+    sessions_equal(sj, sr, "rebuilt");
+    json_decref(sr);
+    json_decref(sm);
+    json_decref(sj);
+    free(report_lines);
+    free(merge_lines);
+    free(run_lines);
+
+    const char *bydur[] = {"run",
+                           "--url",
+                           url,
+                           "--out",
+                           dur,
+                           "--no-metrics",
+                           "--sessions",
+                           "20",
+                           "--arrival",
+                           "constant",
+                           "--duration",
+                           "500ms",
+                           "--turns",
+                           "2",
+                           "--think",
+                           "100ms",
+                           "--prompt-tokens",
+                           "8",
+                           "--output-tokens",
+                           "4",
+                           "--ignore-eos",
+                           NULL};
+    char *dur_lines = run_session_lines(bydur);
+    assert_null(strstr(dur_lines, "(sessions: "));
+    sj = harness_summary_load(dur);
+    ses = json_object_get(sj, "sessions");
+    assert_true(harness_is_null(ses, "arrivals_ns"));
+    ASSERT_NEAR(harness_num(ses, "realised_rate_per_s"), (double)harness_ival(ses, "started") / 0.5,
+                1e-9);
+    assert_int_equal(harness_ival(ses, "started"), 10);
+    json_decref(sj);
+    free(dur_lines);
+}
+
 /* Contradictory or impossible session flags exit 2 before any request. */
 static void test_sessions_bad_flags(void **state)
 {
@@ -457,4 +632,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_sessions_think_and_context, harness_
              cmocka_unit_test_teardown(test_sessions_cancel_after_tokens_partial,
                                        harness_sim_teardown),
              cmocka_unit_test_teardown(test_sessions_steady_not_judged, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_sessions_rate_over_arrivals, harness_sim_tmp_teardown),
              cmocka_unit_test(test_sessions_bad_flags))

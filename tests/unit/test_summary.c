@@ -509,6 +509,78 @@ static void test_throughput_offering(void **state)
     stats_free(&s);
 }
 
+/* A session's turn record: session sess, turn turn, scheduled at ms. */
+static void session_add(struct summary_session_starts *st, int64_t sess, int32_t turn, uint64_t ms,
+                        uint64_t warmup_ns)
+{
+    struct record r;
+    record_init(&r, (uint64_t)sess * 1000 + (uint64_t)turn);
+    r.session = sess;
+    r.turn = turn;
+    r.sched_ns = ms * LL_NS_PER_MS;
+    summary_session_starts_add(st, &r, warmup_ns);
+}
+
+/* The realised session rate of a run whose count ended the arrivals:
+ * over the span from the window's start to the last session's start, the
+ * starts before the last (docs/workload.md, "Sessions"). A warm-up's
+ * start, a later turn and a record outside sessions are left out; a
+ * window --duration ended, or one start, keep the rate over the window. */
+static void test_session_span(void **state)
+{
+    (void)state;
+    struct stats s;
+    struct summary_info info;
+    ten_requests(&s, 10, REC_OK);
+    info_one_second(&info, "partly-open");
+    info.sessions = 1;
+    info.session_rate_per_s = 4;
+    info.warmup_ns = 250 * LL_NS_PER_MS;
+    info.sessions_started = 4;
+    struct summary_session_starts st = {0};
+    session_add(&st, 0, 0, 0, info.warmup_ns); /* warm-up */
+    for (int64_t i = 1; i <= 4; i++)
+        session_add(&st, i, 0, 250 * (uint64_t)i, info.warmup_ns);
+    session_add(&st, 4, 1, 1100, info.warmup_ns);   /* a later turn */
+    session_add(&st, -1, -1, 1200, info.warmup_ns); /* not a session's */
+    assert_int_equal(st.n, 4);
+    assert_int_equal(st.last_ns, LL_NS_PER_SEC);
+    summary_session_span(&info, 0, &st);
+    assert_int_equal(info.session_arrivals_ns, 750 * LL_NS_PER_MS);
+    assert_int_equal(info.session_arrivals, 4);
+    ASSERT_NEAR(summary_session_rate(&info), 4.0, 1e-12);
+    char *out = print_to_string(&s, &info);
+    char line[256];
+    find_line(out, "sessions:   ", line, sizeof line);
+    assert_non_null(strstr(line, "intended 4.00/s, realised 4.00/s (4 started"));
+    find_line(out, "            (sessions: ", line, sizeof line);
+    assert_string_equal(line, "            (sessions: 3 starts in the 750.00ms up to the last; "
+                              "requests over the 1.00s window)");
+    free(out);
+    json_t *j = summary_json(&s, &info);
+    ASSERT_NEAR(jnum(j, "sessions", "realised_rate_per_s", NULL), 4.0, 1e-12);
+    assert_int_equal(jint(j, "sessions", "arrivals_ns", NULL), 750 * LL_NS_PER_MS);
+    json_decref(j);
+
+    /* --duration ended the window: over it. */
+    summary_session_span(&info, 1250 * LL_NS_PER_MS, &st);
+    assert_int_equal(info.session_arrivals_ns, 0);
+    ASSERT_NEAR(summary_session_rate(&info), 4.0, 1e-12);
+    out = print_to_string(&s, &info);
+    assert_null(strstr(out, "(sessions: "));
+    free(out);
+    j = summary_json(&s, &info);
+    assert_true(json_is_null(jpath(j, "sessions", "arrivals_ns", NULL)));
+    json_decref(j);
+
+    /* One start in the window: no span to count over. */
+    struct summary_session_starts one = {0};
+    session_add(&one, 1, 0, 300, info.warmup_ns);
+    summary_session_span(&info, 0, &one);
+    assert_int_equal(info.session_arrivals_ns, 0);
+    stats_free(&s);
+}
+
 /* Write summary.json into a fresh temporary directory, check that nothing
  * but summary.json is left there, and load it back. */
 static json_t *write_and_load(const struct stats *s, const struct summary_info *info)
@@ -1130,8 +1202,9 @@ static void test_endpoints(void **state)
 TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
           cmocka_unit_test(test_littles_law_dropped), cmocka_unit_test(test_throughput_dropped),
           cmocka_unit_test(test_throughput_intended), cmocka_unit_test(test_throughput_offering),
-          cmocka_unit_test(test_endpoints), cmocka_unit_test(test_prompt_note),
-          cmocka_unit_test(test_cold), cmocka_unit_test(test_json),
-          cmocka_unit_test(test_cut_short), cmocka_unit_test(test_attainment_of_judged),
-          cmocka_unit_test(test_requests_cancelled), cmocka_unit_test(test_request_bytes),
-          cmocka_unit_test(test_json_exact_percentiles), cmocka_unit_test(test_json_write_error))
+          cmocka_unit_test(test_session_span), cmocka_unit_test(test_endpoints),
+          cmocka_unit_test(test_prompt_note), cmocka_unit_test(test_cold),
+          cmocka_unit_test(test_json), cmocka_unit_test(test_cut_short),
+          cmocka_unit_test(test_attainment_of_judged), cmocka_unit_test(test_requests_cancelled),
+          cmocka_unit_test(test_request_bytes), cmocka_unit_test(test_json_exact_percentiles),
+          cmocka_unit_test(test_json_write_error))
