@@ -310,6 +310,32 @@ int harness_http(int port, const char *raw_request, size_t len, char **response,
     return buf ? 0 : -1;
 }
 
+char *harness_line_and_next(const char *text, const char *head, const char *next)
+{
+    char want[200];
+    snprintf(want, sizeof want, "\n%s", head);
+    const char *at = strstr(text, want);
+    if (!at)
+        fail_msg("no line starting \"%s\" in: %s", head, text);
+    at++;
+    const char *end = strchr(at, '\n');
+    assert_non_null(end);
+    if (strncmp(end + 1, next, strlen(next)) == 0)
+        end = strchr(end + 1, '\n');
+    assert_non_null(end);
+    char *l = strndup(at, (size_t)(end - at));
+    assert_non_null(l);
+    return l;
+}
+
+char *harness_run_lines(const char *const *args, const char *head, const char *next)
+{
+    char *out = harness_run_expect(args, 60, HARNESS_RC_OK_OR_INVALID, NULL);
+    char *l = harness_line_and_next(out, head, next);
+    free(out);
+    return l;
+}
+
 char *harness_read_file(const char *path, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);

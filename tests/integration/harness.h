@@ -59,6 +59,17 @@ int harness_http(int port, const char *raw_request, size_t len, char **response,
  * the byte count (len may be NULL). NULL with a message when it cannot. */
 char *harness_read_file(const char *path, size_t *len);
 
+/* The line of text that starts with head (at the start of a line, not
+ * the first) and, when the line after it starts with next, that one too,
+ * as a new string without the last newline (caller frees); fails the
+ * test when there is no such line. For a summary's line and its note. */
+char *harness_line_and_next(const char *text, const char *head, const char *next);
+
+/* `llmload ARGS...` exiting 0 or 1 (INVALID: a late wake of the generator
+ * on a shared machine): harness_line_and_next of its stdout (caller
+ * frees). */
+char *harness_run_lines(const char *const *args, const char *head, const char *next);
+
 /* ---- cmocka helpers -------------------------------------------------------
  * The functions below run inside a cmocka test: on an error they fail the
  * running test (fail_msg / assert_*) instead of returning one. */

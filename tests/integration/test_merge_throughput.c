@@ -53,27 +53,9 @@ static const char *const thr_keys[] = {
 };
 
 /* The summary's throughput lines in text (the "throughput:" line and the
- * one beneath it about the offering, when there is one), as a new string
- * (caller frees); fails the test when there is none. */
-static char *thr_lines(const char *text)
-{
-    const char *at = strstr(text, "\nthroughput: ");
-    if (!at)
-        fail_msg("no throughput line in: %s", text);
-    at++;
-    const char *end = strchr(at, '\n');
-    assert_non_null(end);
-    static const char next[] = "\n            (scheduled over the ";
-    if (strncmp(end, next, sizeof next - 1) == 0)
-        end = strchr(end + 1, '\n');
-    assert_non_null(end);
-    size_t n = (size_t)(end - at);
-    char *s = malloc(n + 1);
-    assert_non_null(s);
-    memcpy(s, at, n);
-    s[n] = '\0';
-    return s;
-}
+ * one beneath it about the offering, when there is one). */
+#define THR_HEAD "throughput: "
+#define THR_NEXT "            (scheduled over the "
 
 /* Fail unless summaries a and b hold the same throughput.KEY, each of
  * thr_keys, exactly (null for null). */
@@ -104,15 +86,10 @@ static int64_t recs_last_sched(const char *dir)
     return last;
 }
 
-/* `llmload ARGS...` exiting 0 or 1 (INVALID: a late wake of the generator
- * on this shared machine, which changes none of the figures here); its
- * stdout's throughput lines (thr_lines; caller frees). */
+/* `llmload ARGS...` exiting 0 or 1: its throughput lines (caller frees). */
 static char *run_thr(const char *const *args)
 {
-    char *out = harness_run_expect(args, 60, HARNESS_RC_OK_OR_INVALID, NULL);
-    char *t = thr_lines(out);
-    free(out);
-    return t;
+    return harness_run_lines(args, THR_HEAD, THR_NEXT);
 }
 
 /* `llmload report dir`: summary.json must come out byte for byte as it

@@ -422,34 +422,16 @@ static void test_sessions_steady_not_judged(void **state)
     harness_results_free(dir);
 }
 
-/* The "sessions:" line of a run's text and, when there is one, the line
- * beneath it that says what the rates are over, as a new string (caller
- * frees); fails the test when there is none. */
-static char *session_lines(const char *text)
-{
-    const char *at = strstr(text, "\nsessions:   ");
-    if (!at)
-        fail_msg("no sessions line in: %s", text);
-    at++;
-    const char *end = strchr(at, '\n');
-    assert_non_null(end);
-    static const char next[] = "\n            (sessions: ";
-    if (strncmp(end, next, sizeof next - 1) == 0)
-        end = strchr(end + 1, '\n');
-    assert_non_null(end);
-    char *l = strndup(at, (size_t)(end - at));
-    assert_non_null(l);
-    return l;
-}
+/* Each turn of the session-rate test: 8 prompt tokens, 4 of answer. */
+#define SMALL_TURN "--prompt-tokens", "8", "--output-tokens", "4", "--ignore-eos"
 
 /* `llmload ARGS...`, exit 0 or 1 (INVALID: a late wake on a shared
- * machine, which moves no figure here): its session lines (caller frees). */
+ * machine, which moves no figure here): its "sessions:" line and, when
+ * there is one, the line beneath it that says what the rates are over
+ * (caller frees). */
 static char *run_session_lines(const char *const *args)
 {
-    char *out = harness_run_expect(args, 60, HARNESS_RC_OK_OR_INVALID, NULL);
-    char *l = session_lines(out);
-    free(out);
-    return l;
+    return harness_run_lines(args, "sessions:   ", "            (sessions: ");
 }
 
 /* The sessions object of summaries a and b the same, key for key. */
@@ -484,36 +466,19 @@ static void test_sessions_rate_over_arrivals(void **state)
     harness_tmp_path(dir, sizeof dir, "run");
     harness_tmp_path(merged, sizeof merged, "merged");
     harness_tmp_path(dur, sizeof dur, "duration");
-    const char *run[] = {"run",
-                         "--url",
-                         url,
-                         "--out",
-                         dir,
-                         "--shard",
-                         "0/1",
-                         "--seed",
-                         "9",
-                         "--prompt-salt",
-                         "5",
-                         "--no-metrics",
-                         "--sessions",
-                         "20",
-                         "--arrival",
-                         "constant",
-                         "--requests",
-                         "8",
-                         "--warmup",
-                         "100ms",
-                         "--turns",
-                         "3",
-                         "--think",
-                         "200ms",
-                         "--prompt-tokens",
-                         "8",
-                         "--output-tokens",
-                         "4",
-                         "--ignore-eos",
-                         NULL};
+    const char *run[] = {"run",        "--url",
+                         url,          "--out",
+                         dir,          "--shard",
+                         "0/1",        "--seed",
+                         "9",          "--prompt-salt",
+                         "5",          "--no-metrics",
+                         "--sessions", "20",
+                         "--arrival",  "constant",
+                         "--requests", "8",
+                         "--warmup",   "100ms",
+                         "--turns",    "3",
+                         "--think",    "200ms",
+                         SMALL_TURN,   NULL};
     char *run_lines = run_session_lines(run);
 
     struct harness_recs *all = harness_requests_load(dir);
@@ -563,28 +528,10 @@ static void test_sessions_rate_over_arrivals(void **state)
     free(merge_lines);
     free(run_lines);
 
-    const char *bydur[] = {"run",
-                           "--url",
-                           url,
-                           "--out",
-                           dur,
-                           "--no-metrics",
-                           "--sessions",
-                           "20",
-                           "--arrival",
-                           "constant",
-                           "--duration",
-                           "500ms",
-                           "--turns",
-                           "2",
-                           "--think",
-                           "100ms",
-                           "--prompt-tokens",
-                           "8",
-                           "--output-tokens",
-                           "4",
-                           "--ignore-eos",
-                           NULL};
+    const char *bydur[] = {"run",          "--url",      url,       "--out",     dur,
+                           "--no-metrics", "--sessions", "20",      "--arrival", "constant",
+                           "--duration",   "500ms",      "--turns", "2",         "--think",
+                           "100ms",        SMALL_TURN,   NULL};
     char *dur_lines = run_session_lines(bydur);
     assert_null(strstr(dur_lines, "(sessions: "));
     sj = harness_summary_load(dur);
