@@ -106,7 +106,8 @@ struct worker {
     /* The steady-state test's TTFTs of the window's ok requests: halved
      * by when each was scheduled (h1, h2: --duration's halves), and, when
      * a count may end the offering (driver_sched_count), each with its
-     * sched_ns, for run_merge to halve in the order they were scheduled
+     * sched_ns (not for a trace or sessions, never judged steady), for
+     * run_merge to halve in the order they were scheduled
      * (the requests the test sees: not warm-up, not cold). run_merge
      * takes the halves of whichever ended the offering. ttft_order_cap
      * is in bytes (ll_grow). */

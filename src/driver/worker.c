@@ -529,7 +529,9 @@ static void record_out(struct worker *w, struct record *r)
                 uint64_t mid = cfg->warmup_ns + (cfg->duration_ns - cfg->warmup_ns) / 2;
                 hist_record(r->sched_ns >= mid ? w->ttft_h2 : w->ttft_h1, ttft);
             }
-            if (driver_sched_count(cfg)) {
+            /* (not for a trace or sessions, whose steadiness is not
+             * judged: 16 bytes a request for nothing) */
+            if (driver_sched_count(cfg) && !cfg->trace && cfg->mode != LOAD_SESSIONS) {
                 w->ttft_order = ll_grow(w->ttft_order, &w->ttft_order_cap,
                                         (w->n_ttft_order + 1) * sizeof *w->ttft_order, 4096);
                 w->ttft_order[w->n_ttft_order++] = (struct sched_ttft){r->sched_ns, ttft};

@@ -210,8 +210,8 @@ static void sessions_info(const struct merge *m, const json_t *fs, double rate_s
  * included; the offering runs from the window's start to the latest
  * sched_ns of the merged records, over every shard
  * (summary_offering_ns, with the merged window and config's
- * --duration and --warmup); a session run's sessions, from the first
- * start in the window to the last, when the window ran on past them
+ * --duration and --warmup); a session run's sessions, from the window's
+ * start to the last session's start, when the window ran on past it
  * (summary_session_span, as the run sets it from its own records). */
 static void merged_offering(const struct merge *m, const json_t *cfg, struct summary_info *info)
 {

@@ -237,6 +237,14 @@ static void test_requests_drain_past_duration(void **state)
     drain_past_duration("300000000", 1.7);
 }
 
+/* The sim's teardown, and the send delay unset should a failure have cut
+ * drain_past_duration short: no later test sends 300 ms late. */
+static int drain_teardown(void **state)
+{
+    unsetenv("LLMLOAD_TEST_SEND_DELAY_NS");
+    return harness_sim_teardown(state);
+}
+
 /* A base URL given with a trailing '/' (http://HOST:PORT/v1/, as docs
  * often print it) reaches /v1/models and /v1/chat/completions: the parent
  * asked for /v1//models and /v1//chat/completions, which the sim, as many
@@ -760,7 +768,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown
              cmocka_unit_test_teardown(test_empty_window_warmup, harness_sim_teardown),
              cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_requests_before_duration, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_requests_drain_past_duration, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_requests_drain_past_duration, drain_teardown),
              cmocka_unit_test_teardown(test_url_trailing_slash, harness_sim_teardown),
              cmocka_unit_test_teardown(test_capped_rate_and_fifo, harness_sim_teardown),
              cmocka_unit_test_teardown(test_first_token_vs_idle_timeout, harness_sim_teardown),
