@@ -393,37 +393,19 @@ static void session_summary_info(const struct run_config *cfg, const struct driv
     info->sessions_failed = res->sessions_failed;
 }
 
-/* session_arrivals' reading: the starts, and the window's start. */
-struct session_read {
-    struct summary_session_starts st;
-    uint64_t warmup_ns;
-};
-
-static void on_session_record(void *ud, const struct record *r)
-{
-    struct session_read *sr = ud;
-    summary_session_starts_add(&sr->st, r, sr->warmup_ns);
-}
-
-/* A session run whose count ended its arrivals: the span of the sessions'
- * starts, read off the records just written (a session's first turn is
- * scheduled at its arrival), so that the realised session rate is over
- * the arrivals, as merge and report compute it from the same file
- * (summary_session_span). Not read when --duration ended the window.
- * A file that does not read leaves the rate over the window, and says so. */
-static void session_arrivals(const struct run_setup *rs, const struct run_config *cfg,
+/* A session run whose count ended its arrivals: the realised session
+ * rate over the span to the last session's start (summary_session_span),
+ * from the driver's count of the sessions that arrived in the window and
+ * the last one's arrival, as merge and report compute it from the records
+ * (each session's first turn is scheduled at its arrival). */
+static void session_arrivals(const struct run_config *cfg, const struct driver_result *res,
                              struct summary_info *info)
 {
-    if (cfg->mode != LOAD_SESSIONS ||
-        (cfg->duration_ns && info->warmup_ns + info->window_ns == cfg->duration_ns))
+    if (cfg->mode != LOAD_SESSIONS)
         return;
-    struct session_read sr = {.warmup_ns = info->warmup_ns};
-    char err[1200];
-    if (record_read_file(rs->records_path, 0, on_session_record, &sr, err, sizeof err) != 0) {
-        ll_errorf("%s (the realised session rate is over the window)", err);
-        return;
-    }
-    summary_session_span(info, cfg->duration_ns, &sr.st);
+    struct summary_session_starts st = {.n = res->sessions_in_window,
+                                        .last_ns = res->last_session_start_ns};
+    summary_session_span(info, cfg->duration_ns, &st);
 }
 
 /* A whole number of --burst key k, from 1 to max ("too large" past it, or
@@ -810,7 +792,7 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
     runopts_summary_info(cfg, res, rs->target.model, "the schedule",
                          cfg->mode == LOAD_OPEN && !res->interrupted, slo_text, sizeof slo_text,
                          &info);
-    session_arrivals(rs, cfg, &info);
+    session_arrivals(cfg, res, &info);
     info.model_note = run_setup_model_note(rs);
 
     struct run_server_view server = {&sjoin, join_rc, &client};

@@ -180,6 +180,8 @@ struct driver_result {
      * a turn fell past --duration, the spend guard or a stop signal, and
      * the ones a failed turn ended before their last. */
     uint64_t sessions_started, sessions_in_window, sessions_cut, sessions_failed;
+    uint64_t last_session_start_ns; /* LOAD_SESSIONS: the latest session's arrival, from
+                                     * t = 0 (0: none) */
     /* Steady-state check: TTFT of ok requests scheduled in the first and
      * the second half of the window (a tail that grows with run length
      * means the rate exceeds capacity). Owned; driver_result_free. */

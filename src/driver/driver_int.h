@@ -129,6 +129,7 @@ struct worker {
     /* sessions */
     struct session_set sessions;
     uint64_t sessions_started, sessions_in_window, sessions_cut, sessions_failed;
+    uint64_t last_session_start_ns; /* the latest session's arrival, relative */
     size_t n_cls;
 
     _Atomic int finished;

@@ -579,6 +579,7 @@ static void run_merge(struct driver *d, struct driver_result *res)
         res->warmup_records += w->warmup_records;
         res->sessions_started += w->sessions_started;
         res->sessions_in_window += w->sessions_in_window;
+        res->last_session_start_ns = LL_MAX(res->last_session_start_ns, w->last_session_start_ns);
         res->sessions_cut += w->sessions_cut + session_set_open_in_window(&w->sessions);
         res->sessions_failed += w->sessions_failed;
         d->infl_area += w->infl_area;

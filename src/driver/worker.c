@@ -396,6 +396,7 @@ static void dispatch_sessions(struct worker *w, uint64_t now)
             w->sessions_started++;
             s->in_window = sched >= cfg->warmup_ns;
             w->sessions_in_window += (uint64_t)s->in_window;
+            w->last_session_start_ns = LL_MAX(w->last_session_start_ns, sched);
             next_arrival(w);
             session_start_turn(w, s, w->sessions.next - 1, sched, now);
         } else {

@@ -232,9 +232,10 @@ void summary_session_starts_add(struct summary_session_starts *st, const struct 
  * window (info's warmup_ns and window_ns, already set) ran on past the
  * last session's start and --duration (duration_ns, 0 = none) did not end
  * it (summary_offering_ns of that start), and st holds two starts or
- * more; else 0 and 0. `llmload run` passes its own records' starts,
- * `llmload merge` and `llmload report` the merged records', so that the
- * three agree. */
+ * more; else 0 and 0. `llmload run` passes the driver's count of the
+ * sessions that arrived in the window and the last arrival, `llmload
+ * merge` and `llmload report` the same read off the merged records
+ * (summary_session_starts_add), so that the three agree. */
 void summary_session_span(struct summary_info *info, uint64_t duration_ns,
                           const struct summary_session_starts *st);
 

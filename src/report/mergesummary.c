@@ -212,7 +212,8 @@ static void sessions_info(const struct merge *m, const json_t *fs, double rate_s
  * (summary_offering_ns, with the merged window and config's
  * --duration and --warmup); a session run's sessions, from the window's
  * start to the last session's start, when the window ran on past it
- * (summary_session_span, as the run sets it from its own records). */
+ * (summary_session_span, from the records' starts as the run from its
+ * driver's). */
 static void merged_offering(const struct merge *m, const json_t *cfg, struct summary_info *info)
 {
     const char *lmodel = rm_jstr(cfg, "load_model");
