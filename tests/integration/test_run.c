@@ -215,7 +215,9 @@ static void drain_past_duration(const char *send_delay_ns, double window_min_s)
     ASSERT_NEAR(harness_num(thr, "completion_rate_per_s"), 10 / window_s, 1e-6);
     ASSERT_NEAR(harness_num(thr, "output_tokens_per_s"), 500 / window_s, 1e-6);
     /* In flight: each request's time in the system (from its send, a few
-     * microseconds after the generator took it up) over the window. */
+     * microseconds after the generator took it up, a few milliseconds on
+     * a loaded box: 3% of the 5 s or more, where the time past --duration
+     * is about a sixth of it) over the window. */
     double in_system_s = 0;
     for (size_t i = 0; i < r->n; i++) {
         assert_string_equal(harness_sval(r->items[i], "kind"), "ok");
@@ -224,7 +226,7 @@ static void drain_past_duration(const char *send_delay_ns, double window_min_s)
             1e9;
     }
     ASSERT_NEAR(harness_num(json_object_get(s, "inflight"), "mean") * window_s, in_system_s,
-                0.01 * in_system_s);
+                0.03 * in_system_s);
     json_decref(s);
     harness_recs_free(r);
     harness_results_free(dir);
