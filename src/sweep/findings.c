@@ -129,6 +129,9 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
                             const struct sweep_point *points, size_t n_points,
                             const struct sweep_settings *set, struct sweep_findings *out)
 {
+    /* Every point, in run order; n_points is cut below to the known ones
+     * in offered order (ord). */
+    const size_t n_all = n_points;
     memset(out, 0, sizeof *out);
     out->have_slo = slo_is_set(&set->slo);
     for (size_t i = 0; i < n && !out->have_slo; i++)
@@ -270,7 +273,9 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
     fit_knee(x, y, m, &out->knee);
     free(x);
     free(y);
-    for (size_t i = 0; out->overload_rps > 0 && i < n_points; i++)
+    /* Over every point: an empty or INVALID one before the lead-in's rate
+     * in run order once hid it past the known count. */
+    for (size_t i = 0; out->overload_rps > 0 && i < n_all; i++)
         if (points[i].offered_rps == out->overload_rps && !points[i].unknown && points[i].pass)
             out->lead_in_passed = 1;
     if (last_loaded && last_loaded->f.elapsed_ns > last_loaded->f.duration_ns)
