@@ -6,6 +6,7 @@
  * configuration makes true. Tolerances are stated beside each check and
  * are loose enough for a shared 2-core machine. */
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,9 +136,10 @@ static void test_co_open_loop(void **state)
 
 /* Run args on a fresh SIM_100MS sim, which must write want_n records:
  * summary.json's window (ns), its throughput's offering_ns (-1 when
- * null) into *offering_ns, and the completion rate into *completed. */
+ * null) into *offering_ns, its scheduled_offering_rate_per_s (NAN when
+ * null) into *sched_rate, and the completion rate into *completed. */
 static int64_t window_of_run(const char *const *args, size_t want_n, int64_t *offering_ns,
-                             double *completed)
+                             double *sched_rate, double *completed)
 {
     const char *sargs[] = {SIM_100MS, NULL};
     char *dir;
@@ -146,6 +148,9 @@ static int64_t window_of_run(const char *const *args, size_t want_n, int64_t *of
     json_t *thr = json_object_get(s, "throughput");
     int64_t w = harness_ival(s, "window_ns");
     *offering_ns = harness_is_null(thr, "offering_ns") ? -1 : harness_ival(thr, "offering_ns");
+    *sched_rate = harness_is_null(thr, "scheduled_offering_rate_per_s")
+                      ? NAN
+                      : harness_num(thr, "scheduled_offering_rate_per_s");
     *completed = harness_num(thr, "completion_rate_per_s");
     json_decref(s);
     harness_recs_free(r);
@@ -157,29 +162,43 @@ static int64_t window_of_run(const char *const *args, size_t want_n, int64_t *of
  * the window. Ten constant arrivals 0.1 s apart, each served in 0.1 s,
  * end about 1 s in: a window of about 1 s, not --duration's 20 s (the
  * parent's: every rate a twentieth of what was offered, completed 0.5/s),
- * and the throughput line's offering of 0.9 s, exactly. A duration that
- * ends first keeps its window to the nanosecond, and so does a closed loop
- * whose count ends first (3 turns 0.2 s apart), likewise. */
+ * and the throughput line's offering of 0.9 s, exactly, over which the 9
+ * arrivals before the last are the 10/s offered (the parent counted all
+ * 10: 11.11). A duration that ends first keeps its window to the
+ * nanosecond, and so does a closed loop whose count ends first (3 turns
+ * 0.2 s apart), likewise. */
 static void test_requests_before_duration(void **state)
 {
     int64_t off;
-    double done;
+    double done, sched;
     const char *count[] = {"--rate", "10",         "--arrival", "constant", "--requests",
                            "10",     "--duration", "20s",       REQ_8_10,   NULL};
-    double window_s = (double)window_of_run(count, 10, &off, &done) / 1e9;
+    double window_s = (double)window_of_run(count, 10, &off, &sched, &done) / 1e9;
     assert_true(window_s > 0.95 && window_s < 5);
     assert_int_equal(off, 900000000);
+    ASSERT_NEAR(sched, 10, 1e-9);
     ASSERT_NEAR(done, 10 / window_s, 1e-6);
 
     const char *dur[] = {"--rate", "10",         "--arrival", "constant", "--requests",
                          "1000",   "--duration", "1s",        REQ_8_10,   NULL};
-    assert_int_equal(window_of_run(dur, 10, &off, &done), 1000000000);
+    assert_int_equal(window_of_run(dur, 10, &off, &sched, &done), 1000000000);
     assert_int_equal(off, -1);
+    assert_true(isnan(sched));
 
     const char *closed[] = {"--users", "1",          "--pace", "0.2s",   "--requests",
                             "3",       "--duration", "20s",    REQ_8_10, NULL};
-    window_s = (double)window_of_run(closed, 3, &off, &done) / 1e9;
+    window_s = (double)window_of_run(closed, 3, &off, &sched, &done) / 1e9;
     assert_true(window_s > 0.45 && window_s < 5);
+    assert_true(off > 0);
+    ASSERT_NEAR(sched, 2 / ((double)off / 1e9), 1e-9);
+
+    /* One arrival in the window (200 ms, after a 150 ms warm-up) spans
+     * nothing: no rate, where the parent read 1 / 50 ms = 20/s. */
+    const char *one[] = {"--rate", "10",       "--arrival", "constant", "--requests",
+                         "3",      "--warmup", "150ms",     REQ_8_10,   NULL};
+    window_of_run(one, 3, &off, &sched, &done);
+    assert_int_equal(off, 50000000);
+    assert_true(isnan(sched));
 }
 
 /* The count ends the offering (the tenth arrival at 0.9 s), and its drain
