@@ -402,8 +402,13 @@ static void run_steady(const struct run_config *cfg, const struct driver_result 
     if (res->interrupted || res->stop_reason[0] || cfg->trace || cfg->mode == LOAD_SESSIONS ||
         cfg->n_bursts > 0 || cfg->arrival.ramp_to_per_s != 0 || cfg->arrival.switch_to_per_s != 0)
         return;
+    /* The time the halves' requests were scheduled over: the window up to
+     * the last arrival (a --requests run's window runs on through the
+     * drain, when nothing more was scheduled). */
+    uint64_t end = LL_MIN(cfg->warmup_ns + res->window_ns, res->last_sched_ns);
+    uint64_t offered_ns = end > cfg->warmup_ns ? end - cfg->warmup_ns : 0;
     struct sweep_tail_test tail;
-    sweep_tail_test(res->ttft_first_half, res->ttft_second_half, &tail);
+    sweep_tail_test(res->ttft_first_half, res->ttft_second_half, offered_ns, &tail);
     uint64_t from = 0, to = 0;
     int backlog = run_backlog_span(cfg, res, &from, &to);
     if (!tail.judged && !backlog)
