@@ -721,6 +721,16 @@ static void test_steady_backlog_before_window(void **state)
                           "--warmup",        "1.5s", "--duration",   "2.5s",
                           "--output-tokens", "20",   "--ignore-eos", NULL};
     steady_run(sim, quiet, over, 100, 0, NULL);
+    /* 50 a second over a 1.5 s window: 37 a half, too few for the tail
+     * test; the backlog, 1.5 s x 28 = 42 queued by the window, grows 28
+     * a second through it (TTFT 1.9 s to 3.8 s). The backlog test starts
+     * past the fill-up of the run's least TTFT, the warm-up's (about
+     * 45 ms), and finds in flight grew by 42 (over half the mean of 64).
+     * The parent took the window's least TTFT, 1.9 s, a queued one, for
+     * the fill-up, fitted the last second alone (29), and read true. */
+    const char *half[] = {"--rate",     "50", "--arrival",       "constant", "--warmup",     "1.5s",
+                          "--duration", "3s", "--output-tokens", "20",       "--ignore-eos", NULL};
+    steady_run(sim, quiet, half, 75, 0, NULL);
     static const char *const seeds[] = {"1", "2", "3"};
     for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
         const char *carried[] = {"--rate",          "10",   "--seed",       seeds[i],
