@@ -721,6 +721,44 @@ static void test_steady_past_fill_up(void **state)
     steady_run(NULL, quiet, cold, 80, 0, NULL);
 }
 
+/* A backlog built in the warm-up makes TTFT a large constant the ratio's
+ * bar cannot see a queue grow on. A sim of one slot and 2 ms steps serves
+ * 20 tokens in about 45 ms (22 a second); 100 a second at constant times
+ * queue 1.5 s x 78 = 117 requests by the window, and its TTFT rises from
+ * 5.3 s to 8.8 s within the 1 s window: 3.5 s per second of schedule,
+ * the halves' p60 6.36 s and 8.10 s (1.27x). Not steady: the rise is
+ * over a quarter of the 0.5 s between the halves. The parent read steady
+ * true (the backlog test waits past a fill-up that the queued TTFT put
+ * beyond the window). The same sim at 10 a second, Poisson, three seeds:
+ * steady (too few for the tail test; the backlog judged, flat). */
+static void test_steady_backlog_before_window(void **state)
+{
+    (void)state;
+    static const char *const sim[] = {"--max-num-seqs", "1", "--step-base", "2ms", NULL};
+    static const char *const quiet[] = {"--no-metrics", "--quiet", NULL};
+    const char *over[] = {"--rate",          "100",  "--arrival",    "constant",
+                          "--warmup",        "1.5s", "--duration",   "2.5s",
+                          "--output-tokens", "20",   "--ignore-eos", NULL};
+    steady_run(sim, quiet, over, 100, 0, NULL);
+    /* 50 a second over a 1.5 s window: 37 a half, too few for the tail
+     * test; the backlog, 1.5 s x 28 = 42 queued by the window, grows 28
+     * a second through it (TTFT 1.9 s to 3.8 s). The backlog test starts
+     * past the fill-up of the run's least TTFT, the warm-up's (about
+     * 45 ms), and finds in flight grew by 42 (over half the mean of 64).
+     * The parent took the window's least TTFT, 1.9 s, a queued one, for
+     * the fill-up, fitted the last second alone (29), and read true. */
+    const char *half[] = {"--rate",     "50", "--arrival",       "constant", "--warmup",     "1.5s",
+                          "--duration", "3s", "--output-tokens", "20",       "--ignore-eos", NULL};
+    steady_run(sim, quiet, half, 75, 0, NULL);
+    static const char *const seeds[] = {"1", "2", "3"};
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+        const char *carried[] = {"--rate",          "10",   "--seed",       seeds[i],
+                                 "--warmup",        "1.5s", "--duration",   "4s",
+                                 "--output-tokens", "20",   "--ignore-eos", NULL};
+        steady_run(sim, quiet, carried, -1, 1, NULL);
+    }
+}
+
 /* A closed loop cannot outrun what is served: its users send only as
  * answers come, so a not-steady closed loop is the server slowing, and
  * the warning says so. 40 users thinking 1 s, each request 8 tokens (about
@@ -799,6 +837,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown
              cmocka_unit_test_teardown(test_model_unlisted, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_state, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_past_fill_up, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_steady_backlog_before_window, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_closed_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_closed_loop_fill, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_open_loop_stall, harness_sim_teardown))
