@@ -4,7 +4,11 @@
  * that the tables quote summary.json exactly (data-v), that the verdict
  * and the warnings are said, that hostile text is escaped and the page
  * well-formed, that two workers' lines of one second add up in the
- * per-second charts, and that the same input draws the same bytes. */
+ * per-second charts, and that the same input draws the same bytes.
+ *
+ * With REPORT_RUN_SAMPLE_OUT=path in the environment the binary instead
+ * writes the fixture's page to path and exits: what make check-report
+ * renders of a run's page. */
 #include "test.h"
 #include "testutil.h"
 
@@ -156,8 +160,24 @@ static void test_deterministic(void **state)
     free(b);
 }
 
+/* REPORT_RUN_SAMPLE_OUT=path: write the fixture's page to path and exit
+ * (tests/report-screenshot.sh renders it). */
+static int write_sample(const char *path)
+{
+    char *doc = render_fixture();
+    FILE *f = fopen(path, "w");
+    int ok = f != NULL && fputs(doc, f) >= 0;
+    if (f != NULL && fclose(f) != 0)
+        ok = 0;
+    free(doc);
+    return ok ? 0 : 1;
+}
+
 int main(void)
 {
+    const char *sample = getenv("REPORT_RUN_SAMPLE_OUT");
+    if (sample != NULL)
+        return write_sample(sample);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tables_quote_summary),
         cmocka_unit_test(test_verdict_said),
