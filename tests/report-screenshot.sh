@@ -6,6 +6,7 @@
 # several hundred); then compare.html (issue 21) of the saved sweep
 # against a slower copy of it, the same way. Skips, saying so, where Chromium is not installed
 # (Debian: apt-get install chromium). Run by `make check-report` and CI.
+# Last, a single run's page (test_report_run's fixture) the same way.
 set -eu
 cd "$(dirname "$0")/.."
 if ! command -v chromium >/dev/null 2>&1; then
@@ -54,3 +55,18 @@ grep -q '"verdict": *"worse"' build/compare-sample/out/compare.json || {
     exit 1
 }
 echo "report-screenshot: compare.html passed ($size bytes)"
+
+# A single run's report.html (docs/report.md, "A single run's page"): the
+# fixture of test_report_run, rendered the same way.
+make --no-print-directory build/tests/unit/test_report_run >/dev/null
+REPORT_RUN_SAMPLE_OUT=build/report-run-sample.html build/tests/unit/test_report_run
+out=build/report-run-screenshot-test.png
+sh scripts/screenshot-report.sh build/report-run-sample.html "$out" 1280 2400 >/dev/null
+magic=$(od -An -tx1 -N8 "$out" | tr -d ' \n')
+[ "$magic" = "89504e470d0a1a0a" ] || { echo "report-screenshot: $out is not a PNG" >&2; exit 1; }
+size=$(wc -c <"$out")
+if [ "$size" -lt 100000 ]; then
+    echo "report-screenshot: $out is only $size bytes: a blank or broken run page?" >&2
+    exit 1
+fi
+echo "report-screenshot: a run's report.html passed ($size bytes)"

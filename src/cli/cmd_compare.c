@@ -390,9 +390,11 @@ static void compare_usage(FILE *f)
                "(runs of requests in schedule order, which shared the server's batches,\n"
                "kept together; a fixed seed; a percentile with too few values to bound\n"
                "it is never called),\n"
-               "rates from Poisson intervals (two open loops: per scheduled request, so\n"
-               "one schedule drawing more arrivals is not the server's doing), shares\n"
-               "from Newcombe's (docs/compare.md).\n"
+               "rates from Poisson intervals (two open loops: the achieved rate per\n"
+               "scheduled request, goodput and output tok/s with an interval that spans\n"
+               "per second and per scheduled request, so one schedule drawing more\n"
+               "arrivals is not the server's doing), shares from Newcombe's\n"
+               "(docs/compare.md).\n"
                "Runs that did not offer the same workload (token lengths, API, classes,\n"
                "prefixes, stream mode, SLO) are refused unless --allow-different names\n"
                "each differing key; runs of another load (rate, arrival, users) are\n"
@@ -792,9 +794,10 @@ static int compare_runs(const struct side *sides, int nd, const struct cmp_opts 
         json_object_set_new(jc, "rates_per_scheduled", json_boolean(per_sched));
         if (per_sched && b->win_scheduled != c->win_scheduled)
             fprintf(stderr,
-                    "llmload: compare: note: open loops: goodput, output tok/s and achieved rate "
-                    "are judged per scheduled request (%s scheduled %llu, %s %llu%s: the client's "
-                    "arrivals, not the server's doing)\n",
+                    "llmload: compare: note: open loops: the achieved rate is judged per scheduled "
+                    "request, goodput and output tok/s per second within an interval that spans "
+                    "both (%s scheduled %llu, %s %llu%s: the client's arrivals, not the server's "
+                    "doing)\n",
                     b->label, (unsigned long long)b->win_scheduled, c->label,
                     (unsigned long long)c->win_scheduled,
                     b->win_scheduled != b->scheduled || c->win_scheduled != c->scheduled

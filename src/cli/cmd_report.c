@@ -2,13 +2,17 @@
  * steps.csv and report.html from its raw files. The routine that does it
  * is the report layer's report_build_dir (report/report_build.c), which
  * `llmload sweep` calls at its end too, so a rebuilt report is the live
- * one. */
+ * one. A single run's directory gets its report.html again from the same
+ * files the run drew it from (report/report_run.c), its summary.json
+ * kept. */
 #include <getopt.h>
 #include <stdio.h>
 
 #include "cli/cmds.h"
 #include "cli/mergeserver.h"
+#include "cli/runsetup.h"
 #include "report/report_build.h"
+#include "report/report_run.h"
 #include "report/runmerge.h"
 #include "util/util.h"
 
@@ -24,12 +28,42 @@ static void report_usage(FILE *f)
                "Prints the step table and the findings. Nothing is sent anywhere.\n"
                "On a directory llmload merge wrote: recompute its summary.json from its\n"
                "requests.jsonl and print it as merge did, the server's view joined again\n"
-               "from its server_metrics.jsonl (exit 4 when it is incomplete).\n"
+               "from its server_metrics.jsonl (exit 4 when it is incomplete), then its\n"
+               "report.html.\n"
+               "On a single run's directory (llmload run, llmload replay): rebuild its\n"
+               "report.html from run.json, summary.json, hist.jsonl and\n"
+               "server_metrics.jsonl, byte for byte the page the run wrote. Its summary.json\n"
+               "is kept as the run wrote it: some of its facts (the lateness diagnosis, the\n"
+               "measured in-flight area) are the driver's, in no record.\n"
                "\n"
                "Exit status: 0 ok, 1 INVALID (the generator's lateness made every step unfit\n"
                "to judge), 2 bad arguments or unreadable files,\n"
                "3 cannot write, 7 an --expect, --expect-capacity or --expect-slo check\n"
                "recorded in run.json fails.\n");
+}
+
+/* A run's report.html from its files; prints the path. Returns the exit
+ * status: 2 no or unreadable summary.json, 3 cannot write. */
+static int report_run_page(const char *dir)
+{
+    char err[4400];
+    int rc = report_run_write(dir, err, sizeof err);
+    if (rc == LL_E_NOTFOUND) {
+        ll_errorf("%s: a run's results without summary.json (the run ended before its "
+                  "summary): nothing to draw its report.html from",
+                  dir);
+        return LL_EXIT_USAGE;
+    }
+    if (rc == LL_E_INVAL) {
+        ll_errorf("%s", err);
+        return LL_EXIT_USAGE;
+    }
+    if (rc != 0) {
+        ll_errorf("%s", err);
+        return LL_EXIT_RUNTIME;
+    }
+    printf("report: %s/report.html (summary.json kept as the run wrote it)\n", dir);
+    return LL_EXIT_OK;
 }
 
 int report_main(int argc, char **argv)
@@ -53,8 +87,14 @@ int report_main(int argc, char **argv)
     if (argv[optind][0] == '\0')
         ll_usage_fail("report: the results directory is an empty path");
     /* A merged run's summary with the server's view joined again, as
-     * llmload merge printed it. */
-    if (runmerge_dir_is_merged_run(argv[optind]))
-        return runmerge_rebuild(argv[optind], merge_server_join, stdout);
+     * llmload merge printed it, then its page. */
+    if (runmerge_dir_is_merged_run(argv[optind])) {
+        int code = runmerge_rebuild(argv[optind], merge_server_join, stdout);
+        if (code == LL_EXIT_USAGE)
+            return code;
+        return run_exit_combine(code, report_run_page(argv[optind]));
+    }
+    if (report_run_dir_is_run(argv[optind]))
+        return report_run_page(argv[optind]);
     return report_build_dir(argv[optind], stdout);
 }

@@ -85,6 +85,10 @@ struct row {
     enum cmp_better dir;
     double base, cand; /* NAN when none */
     struct cmp_diff d;
+    /* goodput and output tok/s of two open loops: the difference per
+     * scheduled request, whose interval d's spans (d itself is per
+     * second); ok 0 otherwise */
+    struct cmp_diff per_sched;
     int pp; /* d in percentage points (a share), else a fraction */
     const char *method;
     size_t block_b, block_c; /* a percentile's bootstrap block lengths, each side's (1: single
@@ -117,13 +121,15 @@ void cmp_side_free(struct side *s);
 int cmp_rows_max(void);
 
 /* 1 when b and c are both open loops (run.json's config.load_model
- * "open") with requests scheduled in the window: their goodput, output
- * tok/s and achieved rate are then judged per scheduled request, not per
- * second, so that one schedule drawing more arrivals than the other
- * (another --seed) is not read as the server's doing. Each count is
- * over the requests it counts: goodput per warm request scheduled
- * (scheduled), output tokens per request scheduled in the window, cold
- * ones included (win_scheduled), sends per sent_scheduled. */
+ * "open") with requests scheduled in the window: one schedule may draw
+ * more arrivals than the other (another --seed), which is not the
+ * server's doing. Their achieved rate is then judged per scheduled
+ * request, not per second; their goodput and output tok/s per second
+ * with an interval that spans the one per scheduled request too (a
+ * difference either scale explains is not called; cmp_rows.c). Each
+ * count is over the requests it counts: goodput per warm request
+ * scheduled (scheduled), output tokens per request scheduled in the
+ * window, cold ones included (win_scheduled), sends per sent_scheduled. */
 int cmp_per_scheduled(const struct side *b, const struct side *c);
 
 /* The rows of candidate c against baseline b into rows (cmp_rows_max of

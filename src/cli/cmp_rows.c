@@ -64,6 +64,49 @@ int cmp_per_scheduled(const struct side *b, const struct side *c)
            c->win_scheduled;
 }
 
+/* A throughput row's difference (goodput, output tok/s): totals sb and
+ * sc with variances vb and vc (cmp_total_ratio) per second (per_s: the
+ * windows' ratio, b's over c's), with its interval widened to span the
+ * difference per scheduled request too (sched: the scheduled counts'
+ * ratio, b's over c's; 0 when not both open loops), which goes in
+ * r->per_sched.
+ *
+ * Why both. An open loop's arrivals in the window are its schedule's:
+ * below the server's capacity the totals follow them, above it they
+ * follow the server. Per scheduled request is right below (two seeds at
+ * 20 req/s drew 86 and 131 requests in 5 s: per second "-34% worse" of
+ * one server, per scheduled about 0) and wrong above: two sweeps of a
+ * sim that serves about 23 req/s, at 40 req/s for 4 s, drew 119 and 204
+ * arrivals and each finished about 93; per scheduled request goodput
+ * 23.25 against 23.00/s read -42.3% [-56.7%, -23.0%] worse (the other
+ * way, +73.3% better), and a review's pair read output tok/s 192.0
+ * against 176.0 as +54.7%, against the values' sign. Per second is the
+ * values' own ratio, and its Poisson interval (a count's variance is its
+ * mean) already holds the arrivals' Poisson spread, so it is honest in
+ * both regimes, but for its rare draws, which are the client's (86
+ * against 131 is 3 standard errors apart). So the difference is per
+ * second, its sign the values', and a side is called better or worse
+ * only when neither scale explains the difference away: the interval
+ * runs from the lower of the two bounds to the higher. That pair past
+ * the capacity: per second -1.1% [-25.9%, +32.0%], so -1.1% [-56.7%,
+ * +32.0%] same; a sim with twice the step, same seed (the scales are
+ * one), -47.8% [-63.2%, -26.0%] worse. It needs no guess at which side
+ * was saturated (a step near the capacity is both, by turns). The cost
+ * is power where a real difference and the arrivals pull apart; with one
+ * --seed on both sides (and equal windows) nothing is lost. */
+static void throughput_diff(struct row *r, double sb, double vb, double sc, double vc, double per_s,
+                            double sched)
+{
+    r->d = cmp_total_ratio(sb, vb, sc, vc, per_s);
+    if (!(sched > 0))
+        return;
+    r->per_sched = cmp_total_ratio(sb, vb, sc, vc, sched);
+    if (r->d.ok && r->per_sched.ok) {
+        r->d.lo = fmin(r->d.lo, r->per_sched.lo);
+        r->d.hi = fmax(r->d.hi, r->per_sched.hi);
+    }
+}
+
 /* The rows of candidate c against baseline b. */
 int cmp_build_rows(const struct side *b, const struct side *c, unsigned resamples, uint64_t seed,
                    double min_effect, const int *kind_wanted, struct row *rows)
@@ -99,32 +142,34 @@ int cmp_build_rows(const struct side *b, const struct side *c, unsigned resample
         }
     }
     /* An open loop's sends are its schedule's, which the server does not
-     * set: two seeds at 20 req/s drew 86 and 131 requests in 5 s, and
-     * the rates per second read "achieved rate -34% worse" of one server.
-     * There the counts are judged per scheduled request (cmp_per_scheduled):
-     * with equal schedules over equal windows that is the same as per
-     * second. Each count is over the requests it counts: goodput over the
-     * warm ones (a cold request is in no goodput), the tokens over the
-     * window's, cold ones included, the sends over sent_scheduled (a
-     * run's sends count cold ones, a sweep's do not). Over the warm ones
-     * alone, two runs with --cold-start 30 (13 and 48 warm, 43 and 78
-     * sent) read "achieved rate -50.9% worse" of one server, and two
-     * sweeps (7 and 46 warm, 49 and 75 with the cold ones, whose tokens
-     * they count) "output tok/s -77.2% worse". */
+     * set (cmp_per_scheduled): two seeds at 20 req/s drew 86 and 131
+     * requests in 5 s, and per second one server's achieved rate read
+     * "-34% worse". The achieved rate is judged per scheduled request
+     * (sends over sent_scheduled: a run's sends count cold ones, a
+     * sweep's do not); with equal schedules over equal windows that is
+     * the same as per second. goodput and output tok/s are judged on
+     * both scales (throughput_diff): their difference is per second, as
+     * the values beside it, and their interval spans the one per scheduled
+     * request too. Per scheduled request, each count is over the requests
+     * it counts: goodput over the warm ones (a cold request is in no
+     * goodput), the tokens over the window's, cold ones included. Over
+     * the warm ones alone, two runs with --cold-start 30 (13 and 48 warm,
+     * 43 and 78 sent) read "achieved rate -50.9% worse" of one server,
+     * and two sweeps (7 and 46 warm, 49 and 75 with the cold ones, whose
+     * tokens they count) "output tok/s -77.2% worse". */
     int per_sched = cmp_per_scheduled(b, c);
     double per_s = b->window_s / c->window_s;
-    double scale_warm = per_sched && b->scheduled && c->scheduled
-                            ? (double)b->scheduled / (double)c->scheduled
-                            : per_s;
+    double scale_warm =
+        per_sched && b->scheduled && c->scheduled ? (double)b->scheduled / (double)c->scheduled : 0;
     double scale_sent = per_sched && b->sent_scheduled && c->sent_scheduled
                             ? (double)b->sent_scheduled / (double)c->sent_scheduled
                             : per_s;
-    double scale = per_sched ? (double)b->win_scheduled / (double)c->win_scheduled : per_s;
+    double scale = per_sched ? (double)b->win_scheduled / (double)c->win_scheduled : 0;
     struct row *r = row_begin(rows, &k, "goodput", "goodput", U_RPS, CMP_HIGHER_BETTER, b->goodput,
                               c->goodput, "poisson");
     if (b->has_slo && c->has_slo)
-        r->d = cmp_total_ratio((double)b->good, (double)b->good, (double)c->good, (double)c->good,
-                               scale_warm);
+        throughput_diff(r, (double)b->good, (double)b->good, (double)c->good, (double)c->good,
+                        per_s, scale_warm);
 
     r = row_begin(rows, &k, "attainment", "attainment", U_SHARE, CMP_HIGHER_BETTER, b->attainment,
                   c->attainment, "newcombe");
@@ -160,7 +205,7 @@ int cmp_build_rows(const struct side *b, const struct side *c, unsigned resample
     if (!no_stream) {
         r = row_begin(rows, &k, "output_tokens_per_s", "output tok/s", U_TOKS, CMP_HIGHER_BETTER,
                       b->tok_s, c->tok_s, "poisson");
-        r->d = cmp_total_ratio(b->tok_sum, b->tok_sq, c->tok_sum, c->tok_sq, scale);
+        throughput_diff(r, b->tok_sum, b->tok_sq, c->tok_sum, c->tok_sq, per_s, scale);
     }
 
     r = row_begin(rows, &k, "achieved_rate", "achieved rate", U_RPS, CMP_HIGHER_BETTER,
@@ -342,6 +387,14 @@ json_t *cmp_row_json(const struct row *r)
     json_object_set_new(d, "hi", bounded ? jnumber_or_null(r->d.hi) : json_null());
     json_object_set_new(d, "too_few", json_boolean(r->d.too_few));
     json_object_set_new(o, "diff", d);
+    json_t *ps = json_null();
+    if (r->per_sched.ok) {
+        ps = json_object();
+        json_object_set_new(ps, "value", jnumber_or_null(r->per_sched.diff));
+        json_object_set_new(ps, "lo", jnumber_or_null(r->per_sched.lo));
+        json_object_set_new(ps, "hi", jnumber_or_null(r->per_sched.hi));
+    }
+    json_object_set_new(o, "per_scheduled", ps);
     json_object_set_new(o, "method", json_string(r->method));
     json_t *blk = json_null();
     if (r->block_b > 0) {

@@ -626,9 +626,10 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
         }
         if (differ)
             fprintf(stderr,
-                    "llmload: compare: note: open loops: at each rate goodput, output tok/s and "
-                    "achieved rate are judged per scheduled request (%s and %s scheduled other "
-                    "counts at %zu of %zu rates: the client's arrivals, not the server's doing)\n",
+                    "llmload: compare: note: open loops: at each rate the achieved rate is judged "
+                    "per scheduled request, goodput and output tok/s per second within an "
+                    "interval that spans both (%s and %s scheduled other counts at %zu of %zu "
+                    "rates: the client's arrivals, not the server's doing)\n",
                     sides[0].label, sides[i].label, differ, per_sched);
         rate_load_free(&lb);
         rate_load_free(&lc);

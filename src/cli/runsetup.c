@@ -24,6 +24,7 @@
 #include "measure/verdict.h"
 #include "metrics/energy.h"
 #include "metrics/promsource.h"
+#include "report/report_run.h"
 #include "util/util.h"
 #include "workload/wlfile.h"
 
@@ -896,7 +897,10 @@ int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info
         ll_errorf("%s", err);
         return run_exit_combine(code, LL_EXIT_RUNTIME);
     }
-    return code;
+    int hrc = report_run_write(dir, err, sizeof err);
+    if (hrc != 0)
+        ll_errorf("%s", err);
+    return hrc != 0 ? run_exit_combine(code, LL_EXIT_RUNTIME) : code;
 }
 
 int run_setup_end(struct run_setup *rs, int code, const char *stop_reason)

@@ -12,7 +12,8 @@
  *   run_setup_drive     one driver run (run and replay; sweep drives steps)
  *   run_setup_report    the terminal summary and summary.json's object
  *                       (run and replay)
- *   run_setup_finish    summary.json, then run.json with its outcome
+ *   run_setup_finish    summary.json, then run.json with its outcome, then
+ *                       report.html
  *   run_setup_end       run.json's outcome without a summary (a run stopped
  *                       before its load, a sweep)
  *   run_setup_close     everything above, whatever step failed
@@ -220,7 +221,9 @@ json_t *run_setup_report(const struct run_setup *rs, const struct run_config *cf
  * of rs->res are added here), then run.json once more with its "outcome"
  * (exit status, invalid and why, interrupted, stop reason), so that every
  * file of the results directory says whether the run measured what it
- * meant to. A stop signal pending now (it came during the summary) is
+ * meant to; last report.html (report_run_write), from the files as they
+ * now stand, so that `llmload report DIR` rebuilds it byte for byte. A
+ * stop signal pending now (it came during the summary) is
  * taken: rs->stopped_in "summary". Returns the exit status: 130
  * interrupted, else the lowest of 1 INVALID, 3 records lost or a file not
  * written, 6 no request of the window succeeded (and some ended); 0 when

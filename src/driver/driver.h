@@ -191,6 +191,11 @@ struct driver_result {
      * ahead of it (a run's backlog test starts past that fill-up).
      * Owned; driver_result_free. */
     struct hist *stream;
+    /* ns, the least TTFT of any ok request of the run, warm-up's
+     * included (0: none): the first requests find the system empty, so
+     * it is the fill-up's TTFT where a queue built in the warm-up makes
+     * every window TTFT long. */
+    uint64_t ttft_least_ns;
     uint64_t last_sched_ns;             /* the latest arrival offered (any), from t = 0 */
     struct inflight_sample *series;     /* owned; n_series points */
     size_t n_series;

@@ -115,8 +115,11 @@ struct worker {
     struct sched_ttft *ttft_order;
     size_t n_ttft_order, ttft_order_cap;
     struct hist *stream; /* ns, end - first of the window's ok records */
-    struct stats *cls;   /* per traffic class, n_cls of them; NULL without classes */
-    struct stats *eps;   /* per endpoint, n_eps of them; NULL with one --url */
+    /* ns, the least TTFT of any ok record, warm-up's too (0: none yet):
+     * the time to a first token when nothing waited ahead (run_merge). */
+    uint64_t ttft_least_ns;
+    struct stats *cls; /* per traffic class, n_cls of them; NULL without classes */
+    struct stats *eps; /* per endpoint, n_eps of them; NULL with one --url */
     size_t n_eps;
     /* What was sent or ended after --duration (stats_account_window's
      * counts, the in-flight area, the sends), tallied apart: it is part

@@ -554,6 +554,8 @@ static void run_merge(struct driver *d, struct driver_result *res)
             hist_merge(res->ttft_second_half, w->ttft_h2);
         }
         hist_merge(res->stream, w->stream);
+        if (w->ttft_least_ns && (!res->ttft_least_ns || w->ttft_least_ns < res->ttft_least_ns))
+            res->ttft_least_ns = w->ttft_least_ns;
         res->last_sched_ns = LL_MAX(res->last_sched_ns, w->last_sched_ns);
         for (size_t k = 0; k < w->n_cls; k++)
             stats_merge(&res->class_stats[k], &w->cls[k]);

@@ -514,6 +514,11 @@ static void record_out(struct worker *w, struct record *r)
         if (in_eps)
             stats_account_window(&w->past_eps[r->endpoint], r, past, UINT64_MAX, met);
     }
+    if (!r->cold && r->kind == REC_OK && r->first_ns != LL_NO_TIME) {
+        uint64_t ttft = r->first_ns - r->sched_ns;
+        if (!w->ttft_least_ns || ttft < w->ttft_least_ns)
+            w->ttft_least_ns = ttft;
+    }
     if (r->cold) {
         stats_add_record(&w->cold, r);
         if (r->sent_ns != LL_NO_TIME)

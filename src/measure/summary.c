@@ -501,17 +501,31 @@ void summary_session_span(struct summary_info *info, uint64_t duration_ns,
     info->session_arrivals = st->n;
 }
 
-double summary_session_rate(const struct summary_info *info)
+double summary_arrival_rate(uint64_t n, uint64_t span_ns)
 {
-    /* The span ends at the last start, as the window ends at its end:
-     * half-open, so the starts before the last are over it. 8 constant
+    /* The span ends at the last arrival, as the window ends at its end:
+     * half-open, so the arrivals before the last are over it. 8 constant
      * arrivals at 4/s, the first at the window's start, end at 1.75 s:
      * 7 / 1.75 s is their 4.00/s, where 8 / 1.75 s read 4.57/s. Poisson
-     * starts too: the span to the nth is Gamma(n, R), and (n - 1) over
+     * arrivals too: the span to the nth is Gamma(n, R), and (n - 1) over
      * it averages R, where n over it averages R n / (n - 1). */
+    if (n < 2 || span_ns == 0)
+        return NAN;
+    return summary_rate((double)(n - 1), span_ns);
+}
+
+double summary_session_rate(const struct summary_info *info)
+{
     if (info->session_arrivals_ns > 0 && info->session_arrivals >= 2)
-        return summary_rate((double)(info->session_arrivals - 1), info->session_arrivals_ns);
+        return summary_arrival_rate(info->session_arrivals, info->session_arrivals_ns);
     return summary_rate((double)info->sessions_started, info->window_ns);
+}
+
+double summary_offering_rate(const struct stats *s, const struct summary_info *info)
+{
+    if (info->offering_ns == 0)
+        return NAN;
+    return summary_arrival_rate(stats_win_scheduled(s), info->offering_ns);
 }
 
 double summary_intended_rate(const struct summary_info *info)
@@ -530,32 +544,32 @@ double summary_intended_rate(const struct summary_info *info)
  * answers come, and says so. */
 static void summary_print_intended(FILE *f, const struct stats *s, const struct summary_info *info)
 {
-    char a[32], e[32], p[32], o[80] = "";
-    uint64_t over = info->offering_ns > 0 ? info->offering_ns : info->window_ns;
-    const char *sched = summary_fmt_double(summary_rate((double)stats_win_scheduled(s), over),
-                                           "%.2f", e, sizeof(e));
-    if (info->offering_ns > 0) {
-        char span[32];
-        snprintf(o, sizeof o, " over the %s of offering",
-                 ll_fmt_duration(info->offering_ns, span, sizeof span));
-    }
-    if (info->offered_rate_per_s > 0)
-        fprintf(f, "throughput: offered %s req/s (scheduled %s req/s%s)",
-                summary_fmt_double(info->offered_rate_per_s, "%.2f", a, sizeof(a)), sched, o);
-    else if (summary_intended_rate(info) > 0)
-        fprintf(
-            f,
-            "throughput: intended %s req/s (%u user%s at one request per %s), scheduled %s req/s%s",
-            summary_fmt_double(summary_intended_rate(info), "%.2f", a, sizeof(a)),
-            info->paced_users, info->paced_users == 1 ? "" : "s",
-            ll_fmt_duration(info->pace_ns, p, sizeof(p)), sched, o);
-    else if (info->closed_loop)
-        fprintf(f,
-                "throughput: closed loop, no intended rate (users send as answers come), "
-                "scheduled %s req/s%s",
-                sched, o);
+    char a[32], e[32], p[32], span[32], sched[128];
+    uint64_t n = stats_win_scheduled(s);
+    if (info->offering_ns == 0)
+        snprintf(
+            sched, sizeof sched, "scheduled %s req/s",
+            summary_fmt_double(summary_rate((double)n, info->window_ns), "%.2f", e, sizeof(e)));
+    else if (n < 2) /* one arrival spans nothing: no rate, not 1 over the wait for it */
+        snprintf(sched, sizeof sched, "scheduled %" PRIu64 " request%s, no rate over %s", n,
+                 n == 1 ? "" : "s", n == 1 ? "one arrival" : "no arrival");
     else
-        fprintf(f, "throughput: offered - req/s (scheduled %s req/s%s)", sched, o);
+        snprintf(sched, sizeof sched, "scheduled %s req/s over the %s of offering",
+                 summary_fmt_double(summary_offering_rate(s, info), "%.2f", e, sizeof(e)),
+                 ll_fmt_duration(info->offering_ns, span, sizeof span));
+    if (info->offered_rate_per_s > 0)
+        fprintf(f, "throughput: offered %s req/s (%s)",
+                summary_fmt_double(info->offered_rate_per_s, "%.2f", a, sizeof(a)), sched);
+    else if (summary_intended_rate(info) > 0)
+        fprintf(f, "throughput: intended %s req/s (%u user%s at one request per %s), %s",
+                summary_fmt_double(summary_intended_rate(info), "%.2f", a, sizeof(a)),
+                info->paced_users, info->paced_users == 1 ? "" : "s",
+                ll_fmt_duration(info->pace_ns, p, sizeof(p)), sched);
+    else if (info->closed_loop)
+        fprintf(f, "throughput: closed loop, no intended rate (users send as answers come), %s",
+                sched);
+    else
+        fprintf(f, "throughput: offered - req/s (%s)", sched);
 }
 
 static void summary_print_throughput(FILE *f, const struct stats *s,
@@ -578,7 +592,7 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
         fprintf(f, ", dropped unsent %s req/s",
                 summary_fmt_double(summary_rate((double)s->win_dropped, w), "%.2f", a, sizeof(a)));
     fputs(")\n", f);
-    if (info->offering_ns > 0) {
+    if (info->offering_ns > 0 && stats_win_scheduled(s) >= 2) {
         char win[32], off[32];
         fprintf(f,
                 "            (scheduled over the %s to the last arrival; the other rates "

@@ -80,7 +80,8 @@ struct summary_info {
     uint64_t window_ns;         /* ns, measurement window (rates divide by it) */
     /* ns from the window's start to the last arrival scheduled in it, when
      * the window ran on past that arrival for the drain (--requests, a
-     * trace, a stop): the scheduled rate is then over it, so the drain
+     * trace, a stop): the scheduled rate is then over it (the arrivals
+     * before the last, summary_offering_rate), so the drain
      * does not read as a schedule that fell short; 0 when the offering
      * filled the window (--duration), or none was scheduled after its
      * start. */
@@ -239,10 +240,24 @@ void summary_session_starts_add(struct summary_session_starts *st, const struct 
 void summary_session_span(struct summary_info *info, uint64_t duration_ns,
                           const struct summary_session_starts *st);
 
-/* A session run's realised session rate, sessions/s: the starts before
- * the last over info->session_arrivals_ns when it is set, else the
- * sessions started over the window. */
+/* The rate of n arrivals over a span of span_ns that ends at the last of
+ * them, per second: the n - 1 arrivals before the last over the span
+ * (n over it reads high by one arrival in n). NAN when n < 2 or the span
+ * is 0: one arrival spans nothing. A span a fixed time cut (--duration)
+ * is not one of these: n over that time is its rate. */
+double summary_arrival_rate(uint64_t n, uint64_t span_ns);
+
+/* A session run's realised session rate, sessions/s: the starts over
+ * info->session_arrivals_ns (summary_arrival_rate) when it is set, else
+ * the sessions started over the window. */
 double summary_session_rate(const struct summary_info *info);
+
+/* The scheduled rate over the offering, req/s: the window's scheduled
+ * requests over info->offering_ns, which ends at the last arrival
+ * (summary_arrival_rate); NAN when offering_ns is 0 or fewer than two
+ * were scheduled. The throughput line and summary.json's
+ * scheduled_offering_rate_per_s (null for NAN) both give it. */
+double summary_offering_rate(const struct stats *s, const struct summary_info *info);
 
 /* Print the human summary of s to f (see the layout in summary.c). Plain
  * text, no colours, lines under 100 columns. Empty histograms print "-". */

@@ -211,8 +211,9 @@ static json_t *summary_throughput_json(const struct stats *s, const struct summa
     jset(thr, "scheduled_rate_per_s", jdouble(summary_rate((double)stats_win_scheduled(s), w)));
     uint64_t off = info->offering_ns;
     jset(thr, "offering_ns", off ? ju64(off) : json_null());
+    double sched_off = summary_offering_rate(s, info); /* NAN: no span, or one arrival */
     jset(thr, "scheduled_offering_rate_per_s",
-         off ? jdouble(summary_rate((double)stats_win_scheduled(s), off)) : json_null());
+         isfinite(sched_off) ? jdouble(sched_off) : json_null());
     jset(thr, "send_rate_per_s", jdouble(summary_rate((double)s->win_sent, w)));
     jset(thr, "completion_rate_per_s", jdouble(summary_rate((double)s->win_completed, w)));
     jset(thr, "ok_rate_per_s", jdouble(summary_rate((double)s->win_ok, w)));

@@ -223,4 +223,9 @@ void report_html_render(const struct report *r, struct strbuf *out);
 int report_html_write(const struct report *r, const char *path, char *err,
                       size_t errlen);
 
+/* Write len bytes of text to path atomically, as report_html_write does
+ * (path.tmp, fsync, rename). Returns 0, or LL_E_IO / LL_E_RANGE with the
+ * reason in err (errlen bytes, may be 0). */
+int report_file_write(const char *path, const char *text, size_t len, char *err, size_t errlen);
+
 #endif

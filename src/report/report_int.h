@@ -45,6 +45,25 @@ size_t report_curve_order(const struct report *r, size_t *idx);
 void report_step_label(const struct report *r, const struct report_step *s,
                        struct strbuf *b);
 
+/* --- the page's parts the run's page (report_run.c) shares --- */
+
+/* The head up to the opening <main>: doctype, meta, title (escaped), the
+ * CSS. */
+void report_page_head(struct strbuf *b, const char *title);
+
+/* The footer, with version (NULL = none), and the end of the document. */
+void report_page_foot(struct strbuf *b, const char *version);
+
+/* A figure's opening with its caption: class cls ("wide" or NULL), the
+ * title and how (NULL = none) to read it; report_figure_close ends it. */
+void report_figure_open(struct strbuf *b, const char *cls, const char *title, const char *how);
+void report_figure_close(struct strbuf *b);
+
+/* One card of class cls: key above, v in large type with its unit, or the
+ * text none when v is not a positive number, and detail below. */
+void report_card(struct strbuf *b, const char *cls, const char *key, double v, const char *unit,
+                 const char *none, const char *detail);
+
 /* --- charts (report_charts.c) --- */
 
 /* The charts' palette (report_charts.c, report_timecharts.c). */

@@ -7,6 +7,7 @@
 #include "report/runmerge.h"
 
 #include "report/mergeparts.h"
+#include "report/report_run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -856,6 +857,11 @@ int rm_run_finish(struct merge *m, const char *dir, int allow_partial, json_t *o
         code = rm_exit_combine(code, LL_EXIT_RUNTIME);
     }
     json_decref(run);
+    /* Its page, as a run's: `llmload report DIR` draws it again. */
+    if (report_run_write(dir, err, sizeof err) != 0) {
+        ll_errorf("merge: %s", err);
+        code = rm_exit_combine(code, LL_EXIT_RUNTIME);
+    }
     if (out)
         fprintf(out, "results: %s\n", dir);
     return code;

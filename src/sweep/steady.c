@@ -60,7 +60,8 @@ static uint64_t count_above(const struct hist *h, uint64_t v)
     return above;
 }
 
-void sweep_tail_test(const struct hist *h1, const struct hist *h2, struct sweep_tail_test *out)
+void sweep_tail_test(const struct hist *h1, const struct hist *h2, uint64_t window_ns,
+                     struct sweep_tail_test *out)
 {
     memset(out, 0, sizeof *out);
     out->p_value = 1;
@@ -79,9 +80,13 @@ void sweep_tail_test(const struct hist *h1, const struct hist *h2, struct sweep_
     out->above1 = count_above(h1, out->threshold_ns);
     out->above2 = count_above(h2, out->threshold_ns);
     out->p_value = fit_hypergeom_upper_tail(n1 + n2, out->above1 + out->above2, n2, out->above2);
-    out->rose = out->p_value < SWEEP_TAIL_ALPHA &&
-                (double)out->h2_ns > SWEEP_TAIL_GROWTH * (double)out->h1_ns &&
-                out->h2_ns - out->h1_ns > SWEEP_TAIL_GROWTH_MIN_NS;
+    /* The rise's two bars (steady.h): a ratio, or a rate against the time
+     * between the halves' centres. */
+    double rise_ns = (double)out->h2_ns - (double)out->h1_ns;
+    int material = (double)out->h2_ns > SWEEP_TAIL_GROWTH * (double)out->h1_ns ||
+                   (window_ns && rise_ns > SWEEP_TAIL_RISE_PER_S * (double)window_ns / 2);
+    out->rose =
+        out->p_value < SWEEP_TAIL_ALPHA && material && rise_ns > (double)SWEEP_TAIL_GROWTH_MIN_NS;
 }
 
 int sweep_steady_verdict(const struct sweep_tail_test *tail, double inflight_growth,

@@ -26,10 +26,18 @@
  * draw without replacement from the step). The tail rose when that count
  * is improbably large (its upper tail under SWEEP_TAIL_ALPHA, the
  * false-alarm rate at any step size, for requests independent of each
- * other) and the second half's q-quantile is more than SWEEP_TAIL_GROWTH
- * times the first half's and more than SWEEP_TAIL_GROWTH_MIN_NS above it
- * (a rise that matters). Halves of fewer than 2 x SWEEP_TAIL_EXCEED
- * requests are not judged.
+ * other) and the second half's q-quantile is more than
+ * SWEEP_TAIL_GROWTH_MIN_NS above the first half's and either more than
+ * SWEEP_TAIL_GROWTH times it or above it by more than SWEEP_TAIL_RISE_PER_S
+ * of the time between the halves, W/2 (a rise that matters). The second
+ * bar is the queue's: in a queue served in order the TTFT of a request
+ * scheduled t later is longer by (offered / served - 1) x t, so a rise of
+ * a quarter of W/2 says the load ran at 1.25 times what was served or
+ * more. The ratio alone missed it under a TTFT that a backlog built
+ * before the window had made a large constant: 100/s of 2,000 + 200
+ * tokens against the sim's 9.3/s, after a 2.5 s warm-up, rose from p74
+ * 27 s to 33.6 s within 1.5 s, 1.25x. Halves of fewer than
+ * 2 x SWEEP_TAIL_EXCEED requests are not judged.
  *
  * The backlog grew when the in-flight count grew over the window by more
  * than max(SWEEP_BACKLOG_MIN, SWEEP_BACKLOG_FRACTION x its mean,
@@ -37,6 +45,7 @@
  * noise of a count with that mean). */
 #define SWEEP_TAIL_GROWTH 1.5
 #define SWEEP_TAIL_GROWTH_MIN_NS (100 * LL_NS_PER_MS)
+#define SWEEP_TAIL_RISE_PER_S 0.25
 #define SWEEP_TAIL_EXCEED 20
 #define SWEEP_TAIL_ALPHA 0.01
 #define SWEEP_BACKLOG_MIN 4.0
@@ -59,9 +68,11 @@ struct sweep_tail_test {
 };
 
 /* The TTFT tail test over a step's two halves (h1: requests scheduled in
- * the window's first half, h2: its second), by the rule at
- * SWEEP_TAIL_GROWTH, into *out. */
-void sweep_tail_test(const struct hist *h1, const struct hist *h2, struct sweep_tail_test *out);
+ * the window's first half, h2: its second) of a window of window_ns, by
+ * the rule at SWEEP_TAIL_GROWTH, into *out. window_ns 0: the ratio's bar
+ * alone (no time between the halves to rise against). */
+void sweep_tail_test(const struct hist *h1, const struct hist *h2, uint64_t window_ns,
+                     struct sweep_tail_test *out);
 
 /* The in-flight count's fitted change over a window [warmup_ns, end_ns]
  * of window_ns: the least-squares slope of series' samples inside it

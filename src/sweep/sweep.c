@@ -511,7 +511,7 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
         s->ttft_p99_ci_hi_ns = hi ? hist_percentile(st->ttft, 100.0 * (double)hi / (double)n) : 0;
     }
 
-    sweep_tail_test(s->ttft_h1, s->ttft_h2, &s->tail);
+    sweep_tail_test(s->ttft_h1, s->ttft_h2, f->window_ns, &s->tail);
     s->steady = sweep_steady_verdict(&s->tail, s->inflight_growth, f->inflight_mean, "step",
                                      s->steady_reason, sizeof s->steady_reason);
     s->fail_reason[0] = '\0';

@@ -1,6 +1,9 @@
 /* replay.c: trace entries as requests (see replay.h). */
 #include "workload/replay.h"
 
+#include <math.h>
+
+#include "measure/summary.h"
 #include "workload/tokenizer.h"
 
 void replay_spec(const struct trace *t, size_t i, int ignore_eos,
@@ -71,11 +74,16 @@ double replay_offered_rate(const struct trace *t, double factor, uint64_t max_re
     size_t n = replay_offered_count(t, factor, max_requests, duration_ns);
     size_t asked = max_requests && max_requests < t->n ? (size_t)max_requests : t->n;
     /* --duration cut the trace: its next entry was due after it, so the
-     * offering spans the whole duration. */
-    uint64_t span = n < asked ? duration_ns : n ? trace_scaled_sched_ns(t, n - 1, factor) : 0;
-    if (span == 0)
+     * offering spans the whole duration, and n arrivals over that fixed
+     * time are its rate. Otherwise the span ends at the last entry, and
+     * the entries before it are over it, as the run's own scheduled rate
+     * over the offering counts them (summary_arrival_rate). */
+    if (n < asked)
+        return duration_ns ? (double)n / ((double)duration_ns / 1e9) : 0;
+    if (n < 2)
         return 0;
-    return (double)n / ((double)span / 1e9);
+    double r = summary_arrival_rate(n, trace_scaled_sched_ns(t, n - 1, factor));
+    return isfinite(r) ? r : 0;
 }
 
 int replay_has_cancels(const struct trace *t)

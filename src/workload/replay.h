@@ -38,9 +38,11 @@ size_t replay_offered_count(const struct trace *t, double factor, uint64_t max_r
                             uint64_t duration_ns);
 
 /* The replay's intended request rate, req/s: the entries it offers
- * (replay_offered_count) over the span from offset 0 to the last of
- * them's scaled offset, or to duration_ns when that cut the trace; 0 when
- * the span is 0 (every request at once). */
+ * (replay_offered_count) before the last of them over the span from
+ * offset 0 to that last one's scaled offset (summary_arrival_rate: the
+ * run's scheduled rate over the offering counts the same), or all of
+ * them over duration_ns when that cut the trace; 0 when there is no span
+ * (one entry, or every request at once). */
 double replay_offered_rate(const struct trace *t, double factor, uint64_t max_requests,
                            uint64_t duration_ns);
 

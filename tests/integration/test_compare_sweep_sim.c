@@ -15,12 +15,18 @@
  *   no capacity (not_judged), and a rate empty on both sides no rows.
  *
  * - two sweeps of one sim with other seeds draw other Poisson schedules:
- *   their rate rows are judged per scheduled request, not per second;
- *   with --cold-start, output tok/s over the requests scheduled in the
- *   window cold ones included, as its tokens are counted.
+ *   their achieved rate is judged per scheduled request, not per second,
+ *   their output tok/s on both scales (same when either explains the
+ *   difference); with --cold-start, output tok/s per request scheduled in
+ *   the window cold ones included, as its tokens are counted.
+ *
+ * - past the capacity, other seeds' goodput and output tok/s are the
+ *   server's pace, the same both ways with the values' own difference;
+ *   a sim with a step twice as long reads worse on both.
  *
  * Every sweep is short (steps of 1 to 3 s at 8 req/s or less, against the
- * small sim: 4 sequences, a 20 ms decode step) and sets
+ * small sim: 4 sequences, a 20 ms decode step; past the capacity, 4 s at
+ * 40 req/s against 8 sequences) and sets
  * --lateness-tolerance 100% (its most): a late wake-up of the generator
  * on a loaded 2-core VM must not make a step INVALID (and so leave its
  * rate out of the comparison); what these tests judge is compare, not
@@ -359,7 +365,9 @@ static json_t *seed_sweeps_compared(const char *const *more, char dirs[2][700], 
  * 43 and 72 requests in their 3 s windows: the
  * client's arrivals, which the server does not set. Per second the
  * parent read the candidate's achieved rate +67% (and output tok/s
- * likewise); per scheduled request each is about 0, same. */
+ * likewise) better; the achieved rate per scheduled request is about 0,
+ * same, and output tok/s, below the capacity, is about 0 per scheduled
+ * request and +67% per second, its interval spanning both: same. */
 static void test_compare_sweep_other_seeds_sim(void **state)
 {
     (void)state;
@@ -371,12 +379,16 @@ static void test_compare_sweep_other_seeds_sim(void **state)
     json_t *ach = harness_row_named(rows, "achieved_rate");
     /* the premise: the candidate sent half again as many a second */
     assert_true(harness_num(ach, "candidate") > 1.4 * harness_num(ach, "baseline"));
-    const char *names[] = {"achieved_rate", "output_tokens_per_s"};
-    for (int i = 0; i < 2; i++) {
-        json_t *r = harness_row_named(rows, names[i]);
-        ASSERT_NEAR(harness_num(json_object_get(r, "diff"), "value"), 0, 0.05);
-        assert_string_equal(harness_sval(r, "verdict"), "same");
-    }
+    ASSERT_NEAR(harness_num(json_object_get(ach, "diff"), "value"), 0, 0.05);
+    assert_string_equal(harness_sval(ach, "verdict"), "same");
+    json_t *r = harness_row_named(rows, "output_tokens_per_s");
+    json_t *d = json_object_get(r, "diff");
+    ASSERT_NEAR(harness_num(json_object_get(r, "per_scheduled"), "value"), 0, 0.05);
+    ASSERT_NEAR(harness_num(d, "value"),
+                harness_num(r, "candidate") / harness_num(r, "baseline") - 1, 1e-9);
+    /* the interval spans the one per scheduled request */
+    assert_true(harness_num(d, "lo") <= harness_num(json_object_get(r, "per_scheduled"), "lo"));
+    assert_string_equal(harness_sval(r, "verdict"), "same");
     assert_true(json_is_true(json_object_get(k, "rates_per_scheduled")));
     json_decref(j);
     harness_tmp_end();
@@ -419,9 +431,10 @@ static void cold_step_counts(const char *dir, double *n, double *warm, double *t
  * output tok/s counts its cold requests' tokens (docs/sweep.md), its
  * achieved rate only warm sends. Over the warm requests alone the
  * parent read "output tok/s -40% [-60%, -14%] worse" of one server;
- * over the requests they are of, the difference is the records' own
- * ratio (cold ones in both counts), same, and each column stays its
- * sweep's figure per second. */
+ * over the requests they are of, the difference per scheduled request
+ * is the records' own ratio (cold ones in both counts), the difference
+ * shown is the values' (per second), the verdict same, and each column
+ * stays its sweep's figure per second. */
 static void test_compare_sweep_cold_start_sim(void **state)
 {
     (void)state;
@@ -445,10 +458,11 @@ static void test_compare_sweep_cold_start_sim(void **state)
     json_t *rows = json_object_get(k, "rows");
     json_t *r = harness_row_named(rows, "output_tokens_per_s");
     double want = (tokens[1] / n[1]) / (tokens[0] / n[0]) - 1;
-    double d = harness_num(json_object_get(r, "diff"), "value");
+    double d = harness_num(json_object_get(r, "per_scheduled"), "value");
     printf("output tok/s per scheduled: %+.4f, the records: %+.4f, %s\n", d, want,
            harness_sval(r, "verdict"));
     ASSERT_NEAR(d, want, 1e-9);
+    ASSERT_NEAR(harness_num(json_object_get(r, "diff"), "value"), tps[1] / tps[0] - 1, 1e-9);
     assert_string_equal(harness_sval(r, "verdict"), "same");
     ASSERT_NEAR(harness_num(r, "baseline"), tps[0], 1e-9 * tps[0]);
     ASSERT_NEAR(harness_num(r, "candidate"), tps[1], 1e-9 * tps[1]);
@@ -456,6 +470,120 @@ static void test_compare_sweep_cold_start_sim(void **state)
     assert_string_equal(harness_sval(r, "verdict"), "same");
     ASSERT_NEAR(harness_num(r, "baseline"), achieved[0], 1e-9 * achieved[0]);
     ASSERT_NEAR(harness_num(r, "candidate"), achieved[1], 1e-9 * achieved[1]);
+    json_decref(j);
+    harness_tmp_end();
+}
+
+/* The sim with 8 sequences serves about 23 req/s of these (64 prompt, 16
+ * output tokens); at 40 req/s offered for 4 s its queue grows through
+ * the step, and what it finishes in the window is its own pace, not the
+ * schedule's. Seeds 1176 and 135 draw 119 and 204 arrivals in that window
+ * (30 and 51 req/s: each past the capacity, by 1.3 and 2.2 times). */
+#define PAST_SIM "--max-num-seqs", "8", "--step-base", "20ms"
+#define PAST_LOW_SEED "1176"
+#define PAST_HIGH_SEED "135"
+
+/* A sweep of sim at 40 req/s for 4 s with seed, into <tmp>/name (dir). */
+static void past_capacity_sweep(const struct harness_sim *sim, const char *seed, const char *name,
+                                char *dir, size_t len)
+{
+    harness_tmp_path(dir, len, name);
+    const char *args[] = {"--rates", "40", "--step-duration", "4s",      "--arrival", "poisson",
+                          "--seed",  seed, "--slo",           "e2e=60s", NULL};
+    sweep_ok(sim, dir, args);
+}
+
+/* compare base cand: its one rate's rows. */
+static json_t *past_capacity_rows(const char *base, const char *cand, json_t **doc)
+{
+    char out[700];
+    harness_tmp_path(out, sizeof out, "cmp");
+    *doc = compare_run(base, cand, out, NULL, 0);
+    json_t *rates =
+        json_object_get(json_array_get(json_object_get(*doc, "candidates"), 0), "rates");
+    assert_int_equal(json_array_size(rates), 1);
+    return json_object_get(json_array_get(rates, 0), "rows");
+}
+
+/* Two sweeps of one sim past its capacity whose schedules drew 119 and
+ * 204 arrivals in the window: each finished what the server could, about
+ * 93 requests. Per scheduled request, the parent read the one that drew
+ * fewer as better by half again (and the other way round, worse), with
+ * a difference whose sign could go against the two values beside it.
+ * Now goodput and output tok/s are the same both ways, each difference
+ * the values' own ratio. The sim with a step twice as long (40 ms), same
+ * seed, finishes about 55% as many: worse on both rows. */
+static void test_compare_sweep_past_capacity_sim(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    const char *fast[] = {PAST_SIM, NULL};
+    const char *slow[] = {"--max-num-seqs", "8", "--step-base", "40ms", NULL};
+    assert_int_equal(harness_sim_start(&sims[0], fast), 0);
+    assert_int_equal(harness_sim_start(&sims[1], slow), 0);
+    char low[700], high[700], slower[700];
+    past_capacity_sweep(&sims[0], PAST_LOW_SEED, "low", low, sizeof low);
+    past_capacity_sweep(&sims[0], PAST_HIGH_SEED, "high", high, sizeof high);
+    past_capacity_sweep(&sims[1], PAST_HIGH_SEED, "slower", slower, sizeof slower);
+    harness_sim_stop(&sims[0]);
+    harness_sim_stop(&sims[1]);
+
+    /* The premise: the schedules' counts (a function of the seed), and
+     * both sides past the capacity (they finished well under what they
+     * sent). */
+    const char *dirs[2] = {low, high};
+    const int64_t want_sched[2] = {119, 204};
+    for (int i = 0; i < 2; i++) {
+        json_t *steps = harness_jsonl_in(dirs[i], "steps.jsonl");
+        assert_int_equal(harness_ival(json_array_get(steps, 0), "scheduled"), want_sched[i]);
+        json_decref(steps);
+    }
+
+    const char *names[] = {"goodput", "output_tokens_per_s"};
+    for (int dir = 0; dir < 2; dir++) {
+        json_t *j;
+        json_t *rows = past_capacity_rows(dirs[dir], dirs[1 - dir], &j);
+        json_t *ach = harness_row_named(rows, "achieved_rate");
+        json_t *gp = harness_row_named(rows, "goodput");
+        assert_true(harness_num(gp, "baseline") < 0.9 * harness_num(ach, "baseline"));
+        assert_true(harness_num(gp, "candidate") < 0.9 * harness_num(ach, "candidate"));
+        for (int i = 0; i < 2; i++) {
+            json_t *r = harness_row_named(rows, names[i]);
+            double b = harness_num(r, "baseline"), c = harness_num(r, "candidate");
+            json_t *d = json_object_get(r, "diff");
+            printf("%s -> %s: %s %.2f -> %.2f, %+.1f%% [%+.1f%%, %+.1f%%] %s\n",
+                   dir ? "high" : "low", dir ? "low" : "high", names[i], b, c,
+                   100 * harness_num(d, "value"), 100 * harness_num(d, "lo"),
+                   100 * harness_num(d, "hi"), harness_sval(r, "verdict"));
+            /* the difference is the values' (its sign theirs) */
+            if (fabs(harness_num(d, "value") - (c / b - 1)) > 1e-9)
+                fail_msg("%s: diff %+.4f, its values say %+.4f", names[i], harness_num(d, "value"),
+                         c / b - 1);
+            assert_string_equal(harness_sval(r, "verdict"), "same");
+            /* and its interval spans the one per scheduled request */
+            json_t *ps = json_object_get(r, "per_scheduled");
+            printf("  per scheduled request %+.1f%% [%+.1f%%, %+.1f%%]\n",
+                   100 * harness_num(ps, "value"), 100 * harness_num(ps, "lo"),
+                   100 * harness_num(ps, "hi"));
+            assert_true(harness_num(d, "lo") <= harness_num(ps, "lo"));
+            assert_true(harness_num(d, "hi") >= harness_num(ps, "hi"));
+        }
+        json_decref(j);
+    }
+
+    /* The slower server, same schedule: worse on both. */
+    json_t *j;
+    json_t *rows = past_capacity_rows(high, slower, &j);
+    for (int i = 0; i < 2; i++) {
+        json_t *r = harness_row_named(rows, names[i]);
+        double d = harness_num(json_object_get(r, "diff"), "value");
+        printf("slower step: %s %.2f -> %.2f, %+.1f%% [%+.1f%%, %+.1f%%] %s\n", names[i],
+               harness_num(r, "baseline"), harness_num(r, "candidate"), 100 * d,
+               100 * harness_num(json_object_get(r, "diff"), "lo"),
+               100 * harness_num(json_object_get(r, "diff"), "hi"), harness_sval(r, "verdict"));
+        assert_true(d < -0.25);
+        assert_string_equal(harness_sval(r, "verdict"), "worse");
+    }
     json_decref(j);
     harness_tmp_end();
 }
@@ -473,4 +601,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_compare_sweep_repeat_own_windows, te
              cmocka_unit_test_teardown(test_compare_sweep_slower_decode_sim, teardown),
              cmocka_unit_test_teardown(test_compare_sweep_empty_steps_sim, teardown),
              cmocka_unit_test_teardown(test_compare_sweep_other_seeds_sim, teardown),
-             cmocka_unit_test_teardown(test_compare_sweep_cold_start_sim, teardown))
+             cmocka_unit_test_teardown(test_compare_sweep_cold_start_sim, teardown),
+             cmocka_unit_test_teardown(test_compare_sweep_past_capacity_sim, teardown))

@@ -798,7 +798,8 @@ static void expect_status(const char *what, int rc, const char *dir, int want)
 
 /* The lines of a printed run summary from its server's view on (the
  * "server metrics (" line, else the "energy (" line when no server was
- * scraped, up to the "results:" line or the end), a copy; NULL when it
+ * scraped, up to the "results:" line, report's "report: " line or the
+ * end), a copy; NULL when it
  * has neither. */
 static char *server_lines(const char *out)
 {
@@ -808,6 +809,9 @@ static char *server_lines(const char *out)
     if (!at)
         return NULL;
     const char *end = strstr(at, "results:");
+    const char *page = strstr(at, "\nreport: "); /* report's line of the page it drew */
+    if (page && (!end || page < end))
+        end = page + 1;
     size_t n = end ? (size_t)(end - at) : strlen(at);
     char *copy = malloc(n + 1);
     memcpy(copy, at, n);

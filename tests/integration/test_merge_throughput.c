@@ -16,7 +16,9 @@
  *   summaries give half of it each), the offering from the window's start
  *   to the latest sched_ns of either shard (constant arrivals at 20/s, 12
  *   of them: 550 ms, where shard 0's alone is 500 ms), and the scheduled
- *   rate over it (12 / 0.55 s); `llmload report` on the merged directory
+ *   rate over it, the 11 arrivals before the last over the span that ends
+ *   at it (11 / 0.55 s, their 20.00/s; the parent counted all 12, 21.82);
+ *   `llmload report` on the merged directory
  *   writes the same summary.json and prints the same lines.
  *
  * Before these were rebuilt, merge and report wrote the three figures as
@@ -151,7 +153,7 @@ static void test_report_matches_run(void **state)
     json_t *thr = json_object_get(s, "throughput");
     ASSERT_NEAR(harness_num(thr, "intended_rate_per_s"), 20, 1e-9);
     ASSERT_NEAR(harness_num(thr, "offering_ns"), 550e6, 1e3);
-    ASSERT_NEAR(harness_num(thr, "scheduled_offering_rate_per_s"), 12 / 0.55, 1e-4);
+    ASSERT_NEAR(harness_num(thr, "scheduled_offering_rate_per_s"), 11 / 0.55, 1e-4);
     json_decref(s);
 
     /* The count ends the offering at 550 ms and the drain (150 tokens,
@@ -219,14 +221,14 @@ static void test_two_shards_merged(void **state)
     ASSERT_NEAR(harness_num(thr, "offered_rate_per_s"), 20, 1e-9);
     ASSERT_NEAR(harness_num(thr, "intended_rate_per_s"), 20, 1e-9);
     assert_int_equal(harness_ival_req(json_object_get(sm, "requests"), "scheduled"), 12);
-    ASSERT_NEAR(harness_num(thr, "scheduled_offering_rate_per_s"), 12 / ((double)last / 1e9), 1e-9);
+    ASSERT_NEAR(harness_num(thr, "scheduled_offering_rate_per_s"), 11 / ((double)last / 1e9), 1e-9);
     /* shard 0's own: the even ids, the last at 500 ms, and half the rate */
     json_t *s0 = harness_summary_load(sd[0]);
     json_t *t0 = json_object_get(s0, "throughput");
     ASSERT_NEAR(harness_num(t0, "offering_ns"), 500e6, 1e3);
     ASSERT_NEAR(harness_num(t0, "intended_rate_per_s"), 10, 1e-9);
     json_decref(s0);
-    HARNESS_HAS(lines, "throughput: offered 20.00 req/s (scheduled 21.82 req/s over the ",
+    HARNESS_HAS(lines, "throughput: offered 20.00 req/s (scheduled 20.00 req/s over the ",
                 "of offering)", "            (scheduled over the ");
     report_same(merged, lines);
     free(lines);
@@ -240,7 +242,7 @@ static void test_two_shards_merged(void **state)
     assert_true(harness_is_null(thr, "offered_rate_per_s"));
     ASSERT_NEAR(harness_num(thr, "intended_rate_per_s"), 4, 1e-9);
     assert_int_equal(harness_ival_req(thr, "offering_ns"), last);
-    ASSERT_NEAR(harness_num(thr, "scheduled_offering_rate_per_s"), 6 / ((double)last / 1e9), 1e-9);
+    ASSERT_NEAR(harness_num(thr, "scheduled_offering_rate_per_s"), 5 / ((double)last / 1e9), 1e-9);
     for (int k = 0; k < 2; k++) {
         json_t *s = harness_summary_load(sd[k]);
         ASSERT_NEAR(harness_num(json_object_get(s, "throughput"), "intended_rate_per_s"), 2, 1e-9);

@@ -6,6 +6,7 @@
  * configuration makes true. Tolerances are stated beside each check and
  * are loose enough for a shared 2-core machine. */
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,9 +136,10 @@ static void test_co_open_loop(void **state)
 
 /* Run args on a fresh SIM_100MS sim, which must write want_n records:
  * summary.json's window (ns), its throughput's offering_ns (-1 when
- * null) into *offering_ns, and the completion rate into *completed. */
+ * null) into *offering_ns, its scheduled_offering_rate_per_s (NAN when
+ * null) into *sched_rate, and the completion rate into *completed. */
 static int64_t window_of_run(const char *const *args, size_t want_n, int64_t *offering_ns,
-                             double *completed)
+                             double *sched_rate, double *completed)
 {
     const char *sargs[] = {SIM_100MS, NULL};
     char *dir;
@@ -146,6 +148,9 @@ static int64_t window_of_run(const char *const *args, size_t want_n, int64_t *of
     json_t *thr = json_object_get(s, "throughput");
     int64_t w = harness_ival(s, "window_ns");
     *offering_ns = harness_is_null(thr, "offering_ns") ? -1 : harness_ival(thr, "offering_ns");
+    *sched_rate = harness_is_null(thr, "scheduled_offering_rate_per_s")
+                      ? NAN
+                      : harness_num(thr, "scheduled_offering_rate_per_s");
     *completed = harness_num(thr, "completion_rate_per_s");
     json_decref(s);
     harness_recs_free(r);
@@ -157,29 +162,43 @@ static int64_t window_of_run(const char *const *args, size_t want_n, int64_t *of
  * the window. Ten constant arrivals 0.1 s apart, each served in 0.1 s,
  * end about 1 s in: a window of about 1 s, not --duration's 20 s (the
  * parent's: every rate a twentieth of what was offered, completed 0.5/s),
- * and the throughput line's offering of 0.9 s, exactly. A duration that
- * ends first keeps its window to the nanosecond, and so does a closed loop
- * whose count ends first (3 turns 0.2 s apart), likewise. */
+ * and the throughput line's offering of 0.9 s, exactly, over which the 9
+ * arrivals before the last are the 10/s offered (the parent counted all
+ * 10: 11.11). A duration that ends first keeps its window to the
+ * nanosecond, and so does a closed loop whose count ends first (3 turns
+ * 0.2 s apart), likewise. */
 static void test_requests_before_duration(void **state)
 {
     int64_t off;
-    double done;
+    double done, sched;
     const char *count[] = {"--rate", "10",         "--arrival", "constant", "--requests",
                            "10",     "--duration", "20s",       REQ_8_10,   NULL};
-    double window_s = (double)window_of_run(count, 10, &off, &done) / 1e9;
+    double window_s = (double)window_of_run(count, 10, &off, &sched, &done) / 1e9;
     assert_true(window_s > 0.95 && window_s < 5);
     assert_int_equal(off, 900000000);
+    ASSERT_NEAR(sched, 10, 1e-9);
     ASSERT_NEAR(done, 10 / window_s, 1e-6);
 
     const char *dur[] = {"--rate", "10",         "--arrival", "constant", "--requests",
                          "1000",   "--duration", "1s",        REQ_8_10,   NULL};
-    assert_int_equal(window_of_run(dur, 10, &off, &done), 1000000000);
+    assert_int_equal(window_of_run(dur, 10, &off, &sched, &done), 1000000000);
     assert_int_equal(off, -1);
+    assert_true(isnan(sched));
 
     const char *closed[] = {"--users", "1",          "--pace", "0.2s",   "--requests",
                             "3",       "--duration", "20s",    REQ_8_10, NULL};
-    window_s = (double)window_of_run(closed, 3, &off, &done) / 1e9;
+    window_s = (double)window_of_run(closed, 3, &off, &sched, &done) / 1e9;
     assert_true(window_s > 0.45 && window_s < 5);
+    assert_true(off > 0);
+    ASSERT_NEAR(sched, 2 / ((double)off / 1e9), 1e-9);
+
+    /* One arrival in the window (200 ms, after a 150 ms warm-up) spans
+     * nothing: no rate, where the parent read 1 / 50 ms = 20/s. */
+    const char *one[] = {"--rate", "10",       "--arrival", "constant", "--requests",
+                         "3",      "--warmup", "150ms",     REQ_8_10,   NULL};
+    window_of_run(one, 3, &off, &sched, &done);
+    assert_int_equal(off, 50000000);
+    assert_true(isnan(sched));
 }
 
 /* The count ends the offering (the tenth arrival at 0.9 s), and its drain
@@ -702,6 +721,44 @@ static void test_steady_past_fill_up(void **state)
     steady_run(NULL, quiet, cold, 80, 0, NULL);
 }
 
+/* A backlog built in the warm-up makes TTFT a large constant the ratio's
+ * bar cannot see a queue grow on. A sim of one slot and 2 ms steps serves
+ * 20 tokens in about 45 ms (22 a second); 100 a second at constant times
+ * queue 1.5 s x 78 = 117 requests by the window, and its TTFT rises from
+ * 5.3 s to 8.8 s within the 1 s window: 3.5 s per second of schedule,
+ * the halves' p60 6.36 s and 8.10 s (1.27x). Not steady: the rise is
+ * over a quarter of the 0.5 s between the halves. The parent read steady
+ * true (the backlog test waits past a fill-up that the queued TTFT put
+ * beyond the window). The same sim at 10 a second, Poisson, three seeds:
+ * steady (too few for the tail test; the backlog judged, flat). */
+static void test_steady_backlog_before_window(void **state)
+{
+    (void)state;
+    static const char *const sim[] = {"--max-num-seqs", "1", "--step-base", "2ms", NULL};
+    static const char *const quiet[] = {"--no-metrics", "--quiet", NULL};
+    const char *over[] = {"--rate",          "100",  "--arrival",    "constant",
+                          "--warmup",        "1.5s", "--duration",   "2.5s",
+                          "--output-tokens", "20",   "--ignore-eos", NULL};
+    steady_run(sim, quiet, over, 100, 0, NULL);
+    /* 50 a second over a 1.5 s window: 37 a half, too few for the tail
+     * test; the backlog, 1.5 s x 28 = 42 queued by the window, grows 28
+     * a second through it (TTFT 1.9 s to 3.8 s). The backlog test starts
+     * past the fill-up of the run's least TTFT, the warm-up's (about
+     * 45 ms), and finds in flight grew by 42 (over half the mean of 64).
+     * The parent took the window's least TTFT, 1.9 s, a queued one, for
+     * the fill-up, fitted the last second alone (29), and read true. */
+    const char *half[] = {"--rate",     "50", "--arrival",       "constant", "--warmup",     "1.5s",
+                          "--duration", "3s", "--output-tokens", "20",       "--ignore-eos", NULL};
+    steady_run(sim, quiet, half, 75, 0, NULL);
+    static const char *const seeds[] = {"1", "2", "3"};
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+        const char *carried[] = {"--rate",          "10",   "--seed",       seeds[i],
+                                 "--warmup",        "1.5s", "--duration",   "4s",
+                                 "--output-tokens", "20",   "--ignore-eos", NULL};
+        steady_run(sim, quiet, carried, -1, 1, NULL);
+    }
+}
+
 /* A closed loop cannot outrun what is served: its users send only as
  * answers come, so a not-steady closed loop is the server slowing, and
  * the warning says so. 40 users thinking 1 s, each request 8 tokens (about
@@ -780,6 +837,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown
              cmocka_unit_test_teardown(test_model_unlisted, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_state, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_past_fill_up, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_steady_backlog_before_window, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_closed_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_closed_loop_fill, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_open_loop_stall, harness_sim_teardown))

@@ -544,6 +544,35 @@ static void test_sessions_rate_over_arrivals(void **state)
     free(dur_lines);
 }
 
+/* One turn a session: every request is a session's start, so the
+ * throughput line's scheduled rate over the offering and the realised
+ * session rate count the same arrivals over the same span, and read the
+ * same, the arrivals before the last over the span to it: 8 constant
+ * arrivals at 4/s end at 1.75 s, 7 / 1.75 s = 4.00/s for both, where the
+ * parent's scheduled rate counted all 8 (4.57/s). */
+static void test_sessions_one_turn_rates_agree(void **state)
+{
+    (void)state;
+    char url[160], dir[600];
+    harness_sim_v1_start(url, sizeof url, (const char *const[]){"--profile", "instant", NULL});
+    harness_tmp_path(dir, sizeof dir, "one-turn");
+    const char *run[] = {
+        "run",        "--url",    url,         "--out",    dir,       "--quiet", "--no-metrics",
+        "--sessions", "4",        "--arrival", "constant", "--turns", "1",       "--requests",
+        "8",          SMALL_TURN, NULL};
+    char *out = harness_run_expect(run, 60, HARNESS_RC_OK_OR_INVALID, NULL);
+    HARNESS_HAS(out, "(scheduled 4.00 req/s over the 1.75s of offering)",
+                "realised 4.00/s (8 started");
+    free(out);
+    json_t *sj = harness_summary_load(dir);
+    json_t *thr = json_object_get(sj, "throughput"), *ses = json_object_get(sj, "sessions");
+    assert_int_equal(harness_ival_req(thr, "offering_ns"), 1750 * MS);
+    assert_int_equal(harness_ival_req(ses, "arrivals_ns"), 1750 * MS);
+    ASSERT_NEAR(harness_num(thr, "scheduled_offering_rate_per_s"), 4, 1e-9);
+    ASSERT_NEAR(harness_num(ses, "realised_rate_per_s"), 4, 1e-9);
+    json_decref(sj);
+}
+
 /* Contradictory or impossible session flags exit 2 before any request. */
 static void test_sessions_bad_flags(void **state)
 {
@@ -568,16 +597,16 @@ static void test_sessions_bad_flags(void **state)
     }
 }
 
-HARNESS_MAIN(cmocka_unit_test_teardown(test_sessions_think_and_context, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sessions_responses, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sessions_every_turn_one_record, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sessions_failed_turn_ends, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sessions_failed_of_window, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sessions_cut_of_window, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sessions_cancelled_unanswered_left_out,
-                                       harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sessions_cancel_after_tokens_partial,
-                                       harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sessions_steady_not_judged, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_sessions_rate_over_arrivals, harness_sim_tmp_teardown),
-             cmocka_unit_test(test_sessions_bad_flags))
+HARNESS_MAIN(
+    cmocka_unit_test_teardown(test_sessions_think_and_context, harness_sim_teardown),
+    cmocka_unit_test_teardown(test_sessions_responses, harness_sim_teardown),
+    cmocka_unit_test_teardown(test_sessions_every_turn_one_record, harness_sim_teardown),
+    cmocka_unit_test_teardown(test_sessions_failed_turn_ends, harness_sim_teardown),
+    cmocka_unit_test_teardown(test_sessions_failed_of_window, harness_sim_teardown),
+    cmocka_unit_test_teardown(test_sessions_cut_of_window, harness_sim_teardown),
+    cmocka_unit_test_teardown(test_sessions_cancelled_unanswered_left_out, harness_sim_teardown),
+    cmocka_unit_test_teardown(test_sessions_cancel_after_tokens_partial, harness_sim_teardown),
+    cmocka_unit_test_teardown(test_sessions_steady_not_judged, harness_sim_teardown),
+    cmocka_unit_test_teardown(test_sessions_rate_over_arrivals, harness_sim_tmp_teardown),
+    cmocka_unit_test_teardown(test_sessions_one_turn_rates_agree, harness_sim_tmp_teardown),
+    cmocka_unit_test(test_sessions_bad_flags))

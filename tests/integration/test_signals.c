@@ -246,6 +246,13 @@ static void test_sigint_load(void **state)
     client_start("run", args);
     wait_count(&seen->chat, 2, 10000, "POST");
     interrupt_and_check("load", 1500);
+    /* Ctrl-C leaves a whole results directory: the page beside the summary. */
+    char dir[600];
+    harness_tmp_path(dir, sizeof dir, "r");
+    char *page = harness_read_in(dir, "report.html");
+    assert_non_null(strstr(page, "Interrupted: a signal cut the window short."));
+    assert_non_null(strstr(page, "</html>"));
+    free(page);
 }
 
 /* During the drain: the third and last request is offered (the one

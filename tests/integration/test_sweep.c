@@ -1050,8 +1050,7 @@ static void test_flags_and_help(void **state)
                           {{"help", "sweeps"}, "help: unknown command \"sweeps\""});
     /* report of a directory that is not a sweep's: one line says which
      * of these it is (it said "unable to open DIR/run.json: ..." with the
-     * path twice, and "not a sweep's results (run.json has no
-     * config.sweep)" of a run's) */
+     * path twice); a run's without its summary.json has no page to draw */
     harness_tmp_begin();
     char run[600], bare[600], file[600], l1[800], l2[800], l3[800];
     harness_tmp_results_stub(run, sizeof run, "run", "run");
@@ -1060,9 +1059,8 @@ static void test_flags_and_help(void **state)
     const char *mk[] = {"mkdir", bare, NULL};
     assert_int_equal(harness_run_quiet(mk, 10), 0);
     snprintf(l1, sizeof l1,
-             "%s: a run's results, not a sweep's (run.json has no config.sweep): "
-             "llmload report rebuilds a sweep's or a merged run's; a run's figures are its "
-             "summary.json",
+             "%s: a run's results without summary.json (the run ended before its "
+             "summary): nothing to draw its report.html from",
              run);
     snprintf(l2, sizeof l2,
              "%s: no run.json: not a results directory (llmload sweep --out DIR "

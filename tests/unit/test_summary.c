@@ -468,9 +468,13 @@ static void test_throughput_intended(void **state)
 
 /* A window that ran past the last arrival (--requests, a trace) holds
  * the drain: the scheduled rate is over the offering, not the window, or
- * a replay of 16 lines over 3 s read "offered 5.33 req/s (scheduled 1.66
- * req/s)", a schedule that seemed to fall short. The other rates stay
- * over the window, and summary.json's scheduled_rate_per_s too. */
+ * a replay of 16 lines over 3 s read "offered 5.00 req/s (scheduled 1.66
+ * req/s)", a schedule that seemed to fall short. The offering ends at the
+ * last arrival, so the arrivals before it are over it: ten 50 ms apart
+ * span 450 ms, 9 / 0.45 s = 20.00/s, where 10 / 0.45 s read 22.22 (high
+ * by one arrival in ten). One arrival spans nothing: no rate, null. The
+ * other rates stay over the window, and summary.json's
+ * scheduled_rate_per_s too. */
 static void test_throughput_offering(void **state)
 {
     (void)state;
@@ -478,32 +482,50 @@ static void test_throughput_offering(void **state)
     struct summary_info info;
     ten_requests(&s, 3, REC_CLIENT_DROPPED);
     info_one_second(&info, "replay t.jsonl, 10 requests, offsets x1");
-    info.offered_rate_per_s = 25;
-    info.offering_ns = 400 * LL_NS_PER_MS;
+    info.offered_rate_per_s = 20;
+    info.offering_ns = 450 * LL_NS_PER_MS;
     char *out = print_to_string(&s, &info);
     char line[256];
     find_line(out, "throughput: ", line, sizeof line);
-    assert_string_equal(line, "throughput: offered 25.00 req/s (scheduled 25.00 req/s over the "
-                              "400.00ms of offering), sent 3.00 req/s, completed 10.00 req/s (ok "
+    assert_string_equal(line, "throughput: offered 20.00 req/s (scheduled 20.00 req/s over the "
+                              "450.00ms of offering), sent 3.00 req/s, completed 10.00 req/s (ok "
                               "3.00 req/s, dropped unsent 7.00 req/s)");
     find_line(out, "            (scheduled over", line, sizeof line);
-    assert_string_equal(line, "            (scheduled over the 400.00ms to the last arrival; the "
+    assert_string_equal(line, "            (scheduled over the 450.00ms to the last arrival; the "
                               "other rates over the 1.00s window, its drain included)");
     free(out);
     json_t *j = summary_json(&s, &info);
     ASSERT_NEAR(jnum(j, "throughput", "scheduled_rate_per_s", NULL), 10.0, 1e-12);
-    ASSERT_NEAR(jnum(j, "throughput", "scheduled_offering_rate_per_s", NULL), 25.0, 1e-12);
-    assert_int_equal(jint(j, "throughput", "offering_ns", NULL), 400 * LL_NS_PER_MS);
+    ASSERT_NEAR(jnum(j, "throughput", "scheduled_offering_rate_per_s", NULL), 20.0, 1e-12);
+    assert_int_equal(jint(j, "throughput", "offering_ns", NULL), 450 * LL_NS_PER_MS);
     json_decref(j);
-    /* The offering filled the window (--duration): as before. */
+    /* The offering filled the window (--duration): n over that fixed
+     * time, as before. */
     info.offering_ns = 0;
     out = print_to_string(&s, &info);
     find_line(out, "throughput: ", line, sizeof line);
-    assert_non_null(strstr(line, "throughput: offered 25.00 req/s (scheduled 10.00 req/s), "));
+    assert_non_null(strstr(line, "throughput: offered 20.00 req/s (scheduled 10.00 req/s), "));
     assert_null(strstr(out, "(scheduled over"));
     free(out);
     j = summary_json(&s, &info);
     assert_true(json_is_null(jpath(j, "throughput", "offering_ns", NULL)));
+    assert_true(json_is_null(jpath(j, "throughput", "scheduled_offering_rate_per_s", NULL)));
+    json_decref(j);
+    stats_free(&s);
+    /* One arrival in the window, 300 ms after its start (a warm-up before
+     * it): no gap, so no rate, where the parent read 1 / 0.3 s = 3.33. */
+    stats_init(&s);
+    s.scheduled = 1;
+    info.offering_ns = 300 * LL_NS_PER_MS;
+    info.offered_rate_per_s = 0;
+    out = print_to_string(&s, &info);
+    find_line(out, "throughput: ", line, sizeof line);
+    assert_non_null(strstr(line, "throughput: offered - req/s (scheduled 1 request, no rate over "
+                                 "one arrival), "));
+    assert_null(strstr(out, "(scheduled over"));
+    free(out);
+    j = summary_json(&s, &info);
+    assert_int_equal(jint(j, "throughput", "offering_ns", NULL), 300 * LL_NS_PER_MS);
     assert_true(json_is_null(jpath(j, "throughput", "scheduled_offering_rate_per_s", NULL)));
     json_decref(j);
     stats_free(&s);

@@ -226,11 +226,13 @@ static void test_errors(void **state)
     assert_load_missing(rc, t, err, "/nonexistent/t.jsonl");
 }
 
-/* What a replay offers: three lines at 0, 0.2 and 0.9 s are 3 over 0.9 s;
- * --requests 2 the first two, 2 over 0.2 s (the parent: the whole trace's
- * 3.33); --duration 0.5 s cuts the third, whose time is past it, so the
- * offering spans the 0.5 s (4/s); one request at 0 has no span (0); x2
- * offsets halve the rate. */
+/* What a replay offers: three lines at 0, 0.2 and 0.9 s are two gaps
+ * over 0.9 s, 2.22/s (the parent counted every line, 3 / 0.9 s = 3.33,
+ * high by one arrival in three); --requests 2 the first two, one gap of
+ * 0.2 s, 5/s; --duration 0.5 s cuts the third, whose time is past it, so
+ * the offering spans the 0.5 s and its 2 lines over that fixed time are
+ * 4/s; one request at 0 has no span (0); x2 offsets halve the rate. Five
+ * lines 0.1 s apart are 10/s (the parent: 5 / 0.4 s = 12.50). */
 static void test_offered_rate(void **state)
 {
     struct trace *t = parse_ok("{\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1}\n"
@@ -242,10 +244,10 @@ static void test_offered_rate(void **state)
         size_t n;
         double rate;
     } c[] = {
-        {1, 0, 0, 3, 3 / 0.9}, {1, 2, 0, 2, 10},
-        {1, 5, 0, 3, 3 / 0.9}, {1, 0, 500000000, 2, 4},
-        {1, 1, 0, 1, 0},       {1, 2, 500000000, 2, 10},
-        {2, 0, 0, 3, 3 / 1.8}, {1, 0, 900000001, 3, 3 / 0.9},
+        {1, 0, 0, 3, 2 / 0.9}, {1, 2, 0, 2, 5},
+        {1, 5, 0, 3, 2 / 0.9}, {1, 0, 500000000, 2, 4},
+        {1, 1, 0, 1, 0},       {1, 2, 500000000, 2, 5},
+        {2, 0, 0, 3, 2 / 1.8}, {1, 0, 900000001, 3, 2 / 0.9},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         assert_int_equal(replay_offered_count(t, c[i].factor, c[i].requests, c[i].duration_ns),
@@ -254,6 +256,13 @@ static void test_offered_rate(void **state)
         if (fabs(r - c[i].rate) > 1e-9)
             fail_msg("case %zu: rate %.9g, expected %.9g", i, r, c[i].rate);
     }
+    trace_free(t);
+    t = parse_ok("{\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1}\n"
+                 "{\"sched_ns\":100000000,\"prompt_tokens\":1,\"max_tokens\":1}\n"
+                 "{\"sched_ns\":200000000,\"prompt_tokens\":1,\"max_tokens\":1}\n"
+                 "{\"sched_ns\":300000000,\"prompt_tokens\":1,\"max_tokens\":1}\n"
+                 "{\"sched_ns\":400000000,\"prompt_tokens\":1,\"max_tokens\":1}\n");
+    ASSERT_NEAR(replay_offered_rate(t, 1, 0, 0), 10, 1e-9);
     trace_free(t);
 }
 

@@ -1,0 +1,735 @@
+/* report_run.c: report.html of one load point (report_run.h).
+ *
+ * The page, top to bottom:
+ *
+ *   header     the command, the load (summary.json's mode), the facts
+ *              (target, model, seed, window and warm-up, SLO, version),
+ *              the verdict in one line and a banner for each warning
+ *              summary.json carries (INVALID, interrupted, not steady,
+ *              lateness, cut short, cache, prompt)
+ *   cards      ok and failed, completion rate, output tokens/s, TTFT
+ *              p99, TPOT p99, E2E p99 (goodput with an SLO)
+ *   latency    table#latency: TTFT, ITL, TPOT, E2E... p50 to max and
+ *              count; table#classes per traffic class
+ *   throughput the rates and the in-flight figures, as summary.json says
+ *   errors     table#errors: each kind that occurred, its count and a
+ *              sample of its message
+ *   over time  per second from hist.jsonl: TTFT p50/p99, TPOT p50/p99,
+ *              requests ended ok and failed; the server's scrapes and the
+ *              GPU telemetry on the same axis as the sweep page's
+ *
+ * Every figure in a table or card is summary.json's: each table cell
+ * carries the exact value in data-v, the text is it for people
+ * (report_put_value). The charts per second are the windows of
+ * hist.jsonl, the workers' lines of one second added together. */
+#include "report/report_run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "measure/hist.h"
+#include "measure/record.h"
+#include "report/report_html.h"
+#include "report/report_int.h"
+#include "report/report_scrapes.h"
+#include "report/svg.h"
+#include "util/json.h"
+#include "util/util.h"
+
+/* The most one-second windows of hist.jsonl drawn: a day. A window past
+ * it is left out (a run of more than a day thins nothing: its charts
+ * stop there). */
+#define RUN_MAX_SECONDS 86400
+
+/* o's member at a dotted path ("latency_ns.ttft.p99"); NULL when absent. */
+static const json_t *jpath(const json_t *o, const char *path)
+{
+    char key[64];
+    while (o != NULL && *path) {
+        size_t n = strcspn(path, ".");
+        if (n >= sizeof key)
+            return NULL;
+        memcpy(key, path, n);
+        key[n] = '\0';
+        o = json_object_get(o, key);
+        path += n + (path[n] == '.');
+    }
+    return o;
+}
+
+static double jnum(const json_t *o, const char *path)
+{
+    const json_t *v = jpath(o, path);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *jstr(const json_t *o, const char *path)
+{
+    return json_string_value(jpath(o, path));
+}
+
+/* --- hist.jsonl, one second at a time --- */
+
+/* The windows of hist.jsonl: second i of the run is [i, i + 1) s. */
+struct run_seconds {
+    struct hist **ttft, **tpot; /* n each; NULL = nothing counted */
+    double *ok, *failed;        /* records ended ok / otherwise in the second */
+    size_t n;                   /* seconds 0 .. the last with a line */
+};
+
+static void run_seconds_free(struct run_seconds *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        hist_free(s->ttft[i]);
+        hist_free(s->tpot[i]);
+    }
+    free(s->ttft);
+    free(s->tpot);
+    free(s->ok);
+    free(s->failed);
+}
+
+/* Grow s to hold second i. */
+static void run_seconds_reserve(struct run_seconds *s, size_t i)
+{
+    if (i < s->n)
+        return;
+    size_t n = i + 1;
+    s->ttft = ll_realloc(s->ttft, n * sizeof *s->ttft);
+    s->tpot = ll_realloc(s->tpot, n * sizeof *s->tpot);
+    s->ok = ll_realloc(s->ok, n * sizeof *s->ok);
+    s->failed = ll_realloc(s->failed, n * sizeof *s->failed);
+    for (size_t k = s->n; k < n; k++) {
+        s->ttft[k] = s->tpot[k] = NULL;
+        s->ok[k] = s->failed[k] = 0;
+    }
+    s->n = n;
+}
+
+/* Add histogram text v (hist.c's form) into *h, made when first needed.
+ * A malformed one is skipped, as a malformed line is. */
+static void run_hist_add(struct hist **h, const json_t *v)
+{
+    const char *text = json_string_value(v);
+    if (text == NULL)
+        return;
+    struct hist *one = hist_new();
+    char err[128];
+    if (hist_from_string(one, text, err, sizeof err) == 0) {
+        if (*h == NULL)
+            *h = hist_new();
+        hist_merge(*h, one);
+    }
+    hist_free(one);
+}
+
+/* Read hist.jsonl at path into *s. A missing file is no windows; a line
+ * that is not a run's window (unreadable, a sweep step's, a time out of
+ * range) is skipped. */
+static void run_seconds_load(const char *path, struct run_seconds *s)
+{
+    *s = (struct run_seconds){0};
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    while ((got = getline(&line, &cap, f)) > 0) {
+        json_t *o = json_loadb(line, (size_t)got, 0, NULL);
+        if (o == NULL)
+            continue;
+        json_t *t = json_object_get(o, "t_ns");
+        if (json_is_integer(t) && json_integer_value(t) >= 0 &&
+            json_object_get(o, "step") == NULL &&
+            json_integer_value(t) / 1000000000 < RUN_MAX_SECONDS) {
+            size_t i = (size_t)(json_integer_value(t) / 1000000000);
+            run_seconds_reserve(s, i);
+            s->ok[i] += jnum(o, "ok") > 0 ? jnum(o, "ok") : 0;
+            s->failed[i] += jnum(o, "failed") > 0 ? jnum(o, "failed") : 0;
+            run_hist_add(&s->ttft[i], json_object_get(o, "ttft"));
+            run_hist_add(&s->tpot[i], json_object_get(o, "tpot"));
+        }
+        json_decref(o);
+    }
+    free(line);
+    fclose(f);
+}
+
+/* --- the parts of the page --- */
+
+/* One fact of dl.facts: key, then text (escaped); nothing when NULL. */
+static void run_fact(struct strbuf *b, const char *key, const char *text)
+{
+    if (text == NULL || text[0] == '\0')
+        return;
+    strbuf_printf(b, "<div><dt>%s</dt><dd>", key);
+    strbuf_put_xml(b, text);
+    strbuf_puts(b, "</dd></div>\n");
+}
+
+/* run.json's tags as "k=v k=v"; "" = none. */
+static void run_tags(const json_t *run, struct strbuf *t)
+{
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)json_object_get(run, "tags"), k, v)
+    {
+        if (!json_is_string(v))
+            continue;
+        strbuf_printf(t, "%s%s=%s", t->len ? " " : "", k, json_string_value(v));
+    }
+}
+
+/* The verdict in one line: INVALID or valid, steady or not, interrupted. */
+static void run_verdict_line(struct strbuf *t, const json_t *sum)
+{
+    int invalid = json_is_true(json_object_get(sum, "invalid"));
+    strbuf_puts(t, invalid ? "INVALID (the generator's lateness moved the latencies)"
+                           : "valid (the generator kept its schedule)");
+    const json_t *st = json_object_get(sum, "steady");
+    if (json_is_boolean(st))
+        strbuf_puts(t, json_is_true(st) ? "; steady" : "; not steady");
+    if (json_is_true(json_object_get(sum, "interrupted")))
+        strbuf_puts(t, "; interrupted: the window was cut short");
+}
+
+/* dl.facts: target, model, server, tags, load, seed, window, SLO,
+ * version, verdict. */
+static void run_facts(struct strbuf *b, const json_t *run, const json_t *sum)
+{
+    struct strbuf t;
+    strbuf_init(&t);
+    strbuf_puts(b, "<dl class=\"facts\">\n");
+    run_fact(b, "target", jstr(sum, "target_url"));
+    run_fact(b, "model", jstr(sum, "model"));
+    run_fact(b, "server", jstr(run, "contract.server.header"));
+    run_tags(run, &t);
+    run_fact(b, "tags", t.data);
+    run_fact(b, "load", jstr(sum, "mode"));
+    strbuf_clear(&t);
+    if (json_is_integer(json_object_get(sum, "seed")))
+        strbuf_printf(&t, "%lld", (long long)json_integer_value(json_object_get(sum, "seed")));
+    run_fact(b, "seed", t.data);
+    strbuf_clear(&t);
+    report_put_value(&t, jnum(sum, "window_ns") / 1e9);
+    strbuf_puts(&t, " s measured");
+    if (jnum(sum, "warmup_ns") > 0) {
+        strbuf_puts(&t, ", after ");
+        report_put_value(&t, jnum(sum, "warmup_ns") / 1e9);
+        strbuf_puts(&t, " s warm-up");
+    }
+    run_fact(b, "window", t.data);
+    run_fact(b, "SLO", jstr(sum, "throughput.slo") ? jstr(sum, "throughput.slo") : "none");
+    run_fact(b, "llmload", jstr(sum, "version"));
+    strbuf_clear(&t);
+    run_verdict_line(&t, sum);
+    strbuf_puts(b, "<div><dt>verdict</dt><dd id=\"verdict\">");
+    strbuf_put_xml(b, t.data);
+    strbuf_puts(b, "</dd></div>\n</dl>\n");
+    strbuf_free(&t);
+}
+
+/* A banner of class cls with prefix, then summary.json's text at key
+ * (nothing when it is null and prefix is NULL). */
+static void run_banner(struct strbuf *b, const char *cls, const char *prefix, const char *text)
+{
+    if (prefix == NULL && (text == NULL || text[0] == '\0'))
+        return;
+    strbuf_printf(b, "<div class=\"banner %s\">", cls);
+    if (prefix != NULL)
+        strbuf_put_xml(b, prefix);
+    if (text != NULL && text[0] != '\0') {
+        if (prefix != NULL)
+            strbuf_puts(b, " ");
+        strbuf_put_xml(b, text);
+    }
+    strbuf_puts(b, "</div>\n");
+}
+
+/* The banners: INVALID with its reason, interrupted with the stop
+ * reason, closed loop, and each warning summary.json has, in its words. */
+static void run_banners(struct strbuf *b, const json_t *sum)
+{
+    if (json_is_true(json_object_get(sum, "invalid")))
+        run_banner(b, "invalid",
+                   "INVALID: the load generator could not keep its schedule; these "
+                   "figures are not trustworthy.",
+                   jstr(sum, "invalid_reason"));
+    if (json_is_true(json_object_get(sum, "interrupted")))
+        run_banner(b, "invalid", "Interrupted: a signal cut the window short.",
+                   jstr(sum, "stop_reason"));
+    else
+        run_banner(b, "closed", NULL, jstr(sum, "stop_reason"));
+    if (json_is_true(json_object_get(sum, "closed_loop")))
+        run_banner(b, "closed",
+                   "CLOSED LOOP: each user waits for its response before sending again, "
+                   "so latencies exclude the wait a real user would see under overload.",
+                   NULL);
+    static const char *const warnings[] = {"steady_warning", "lateness_warning",
+                                           "cut_short_warning", "cache_warning", "prompt_warning"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(warnings); i++)
+        run_banner(b, "closed", NULL, jstr(sum, warnings[i]));
+}
+
+static void run_header(struct strbuf *b, const json_t *run, const json_t *sum)
+{
+    const char *cmd = jstr(run, "command");
+    strbuf_puts(b, "<header>\n<h1>llmload ");
+    strbuf_put_xml(b, cmd != NULL ? cmd : "run");
+    strbuf_puts(b, "</h1>\n<p class=\"sub\">Load point");
+    if (jstr(sum, "mode") != NULL) {
+        strbuf_puts(b, ", ");
+        strbuf_put_xml(b, jstr(sum, "mode"));
+    }
+    strbuf_puts(b, "</p>\n");
+    run_facts(b, run, sum);
+    run_banners(b, sum);
+    strbuf_puts(b, "</header>\n");
+}
+
+/* A latency's card: p99 (scale ns per unit) with p50 below. */
+static void run_latency_card(struct strbuf *b, const json_t *sum, const char *key, const char *name,
+                             const char *unit, double scale)
+{
+    char path[64];
+    struct strbuf d;
+    strbuf_init(&d);
+    snprintf(path, sizeof path, "latency_ns.%s.p50", key);
+    strbuf_puts(&d, "p50 ");
+    report_put_value(&d, jnum(sum, path) / scale);
+    strbuf_printf(&d, " %s", unit);
+    snprintf(path, sizeof path, "latency_ns.%s.p99", key);
+    report_card(b, key, name, jnum(sum, path) / scale, unit, "none", d.data);
+    strbuf_free(&d);
+}
+
+/* The cards: requests ok, completion rate, output tokens/s, goodput
+ * (with an SLO), TTFT, TPOT and E2E p99. */
+static void run_cards(struct strbuf *b, const json_t *sum)
+{
+    struct strbuf d;
+    strbuf_init(&d);
+    strbuf_puts(b, "<section class=\"cards\">\n");
+    strbuf_puts(&d, "of ");
+    report_put_value(&d, jnum(sum, "requests.scheduled"));
+    strbuf_puts(&d, " scheduled; failed ");
+    report_put_value(&d, jnum(sum, "requests.failed"));
+    report_card(b, "ok", "Requests ok", jnum(sum, "requests.ok"), "", "0", d.data);
+    strbuf_clear(&d);
+    strbuf_puts(&d, "ended in the window, any kind; ok ");
+    report_put_value(&d, jnum(sum, "throughput.ok_rate_per_s"));
+    strbuf_puts(&d, " req/s");
+    report_card(b, "rate", "Completion rate", jnum(sum, "throughput.completion_rate_per_s"),
+                "req/s", "0", d.data);
+    report_card(b, "tput", "Output", jnum(sum, "throughput.output_tokens_per_s"), "tokens/s",
+                "none", "generated tokens of ok requests");
+    if (jstr(sum, "throughput.slo") != NULL) {
+        strbuf_clear(&d);
+        strbuf_puts(&d, "ok within the SLO; attainment ");
+        report_put_value(&d, jnum(sum, "throughput.attainment") * 100);
+        strbuf_puts(&d, "%");
+        report_card(b, "good", "Goodput", jnum(sum, "throughput.goodput_per_s"), "req/s", "0",
+                    d.data);
+    }
+    run_latency_card(b, sum, "ttft", "TTFT p99", "ms", 1e6);
+    run_latency_card(b, sum, "tpot", "TPOT p99", "ms", 1e6);
+    run_latency_card(b, sum, "e2e", "E2E p99", "s", 1e9);
+    strbuf_puts(b, "</section>\n");
+    strbuf_free(&d);
+}
+
+/* A cell of value v (json number; scale units per v for the text): the
+ * exact figure in data-v, the text for people. */
+static void run_cell(struct strbuf *b, const json_t *v, double scale)
+{
+    if (!json_is_number(v)) {
+        strbuf_puts(b, "<td>\xE2\x80\x93</td>");
+        return;
+    }
+    strbuf_puts(b, "<td data-v=\"");
+    if (json_is_integer(v))
+        strbuf_printf(b, "%lld", (long long)json_integer_value(v));
+    else
+        strbuf_put_num(b, json_real_value(v));
+    strbuf_puts(b, "\">");
+    report_put_value(b, json_number_value(v) / scale);
+    strbuf_puts(b, "</td>");
+}
+
+/* The latencies of table#latency, summary.json's latency_ns keys. */
+static const char *const run_lat[][2] = {
+    {"ttft", "TTFT"},
+    {"ttft_server", "TTFT (server: first - sent)"},
+    {"itl", "ITL (per gap)"},
+    {"itl_request", "ITL (per request)"},
+    {"tpot", "TPOT"},
+    {"e2e", "E2E"},
+    {"client_queue", "client queue"},
+    {"schedule_lateness", "schedule lateness"},
+};
+
+static const char *const run_pcts[] = {"p50", "p90", "p95", "p99", "p99_9", "max"};
+
+/* table#latency: one row per latency summary.json has, ms. */
+static void run_latency_table(struct strbuf *b, const json_t *sum)
+{
+    const json_t *lat = json_object_get(sum, "latency_ns");
+    strbuf_puts(b, "<h2>Latency</h2>\n<div class=\"tablewrap\"><table id=\"latency\"><thead><tr>"
+                   "<th class=\"l\">ms</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th>"
+                   "<th>p99.9</th><th>max</th><th>count</th></tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < LL_ARRAY_LEN(run_lat); i++) {
+        const json_t *o = json_object_get(lat, run_lat[i][0]);
+        if (o == NULL)
+            continue;
+        strbuf_printf(b, "<tr id=\"lat-%s\"><td class=\"l\">%s</td>", run_lat[i][0], run_lat[i][1]);
+        for (size_t p = 0; p < LL_ARRAY_LEN(run_pcts); p++)
+            run_cell(b, json_object_get(o, run_pcts[p]), 1e6);
+        run_cell(b, json_object_get(o, "count"), 1);
+        strbuf_puts(b, "</tr>\n");
+    }
+    strbuf_puts(b, "</tbody></table></div>\n<p class=\"note\">Nearest-rank percentiles from "
+                   "the run's histograms, each within 0.4% (docs/percentiles.md); data-v "
+                   "holds summary.json's exact figure, ns.</p>\n");
+}
+
+/* table#classes: each traffic class's requests, latencies and SLO, when
+ * the workload had classes. */
+static void run_class_table(struct strbuf *b, const json_t *sum)
+{
+    const json_t *cls = json_object_get(sum, "classes");
+    if (!json_is_array(cls) || json_array_size(cls) == 0)
+        return;
+    strbuf_puts(b, "<h2>By traffic class</h2>\n<div class=\"tablewrap\"><table id=\"classes\">"
+                   "<thead><tr><th class=\"l\">class</th><th>scheduled</th><th>ok</th>"
+                   "<th>failed</th><th>TTFT p50 ms</th><th>TTFT p99 ms</th><th>TPOT p50 ms</th>"
+                   "<th>TPOT p99 ms</th><th>E2E p99 s</th><th>output tok/s</th>"
+                   "<th class=\"l\">SLO</th><th>attainment %</th></tr></thead>\n<tbody>\n");
+    size_t i;
+    const json_t *c;
+    json_array_foreach(cls, i, c)
+    {
+        strbuf_puts(b, "<tr><td class=\"l\">");
+        strbuf_put_xml(b, jstr(c, "name") ? jstr(c, "name") : "");
+        strbuf_puts(b, "</td>");
+        run_cell(b, json_object_get(c, "scheduled"), 1);
+        run_cell(b, json_object_get(c, "ok"), 1);
+        run_cell(b, json_object_get(c, "failed"), 1);
+        run_cell(b, jpath(c, "latency_ns.ttft.p50"), 1e6);
+        run_cell(b, jpath(c, "latency_ns.ttft.p99"), 1e6);
+        run_cell(b, jpath(c, "latency_ns.tpot.p50"), 1e6);
+        run_cell(b, jpath(c, "latency_ns.tpot.p99"), 1e6);
+        run_cell(b, jpath(c, "latency_ns.e2e.p99"), 1e9);
+        run_cell(b, json_object_get(c, "output_tokens_per_s"), 1);
+        strbuf_puts(b, "<td class=\"l\">");
+        strbuf_put_xml(b, jstr(c, "slo") ? jstr(c, "slo") : "none");
+        strbuf_puts(b, "</td>");
+        run_cell(b, json_object_get(c, "attainment"), 0.01);
+        strbuf_puts(b, "</tr>\n");
+    }
+    strbuf_puts(b, "</tbody></table></div>\n");
+}
+
+/* table#requests and table#throughput: the counts and rates, as
+ * summary.json has them. */
+static void run_throughput_table(struct strbuf *b, const json_t *sum)
+{
+    static const char *const rows[][2] = {
+        {"requests.scheduled", "requests scheduled"},
+        {"requests.sent", "sent"},
+        {"requests.ok", "ok"},
+        {"requests.failed", "failed"},
+        {"requests.unfinished", "unfinished"},
+        {"throughput.offered_rate_per_s", "offered, req/s"},
+        {"throughput.send_rate_per_s", "sent, req/s"},
+        {"throughput.completion_rate_per_s", "completed, req/s"},
+        {"throughput.ok_rate_per_s", "ok, req/s"},
+        {"throughput.goodput_per_s", "goodput, req/s"},
+        {"throughput.input_tokens_per_s", "input tokens/s"},
+        {"throughput.output_tokens_per_s", "output tokens/s"},
+        {"inflight.mean", "in flight, mean (time-weighted)"},
+        {"inflight.max", "in flight, max"},
+    };
+    strbuf_puts(b, "<h2>Requests and throughput</h2>\n<div class=\"tablewrap\">"
+                   "<table id=\"throughput\"><tbody>\n");
+    for (size_t i = 0; i < LL_ARRAY_LEN(rows); i++) {
+        const json_t *v = jpath(sum, rows[i][0]);
+        if (!json_is_number(v))
+            continue;
+        strbuf_printf(b, "<tr id=\"%s\"><td class=\"l\">%s</td>", rows[i][0], rows[i][1]);
+        run_cell(b, v, 1);
+        strbuf_puts(b, "</tr>\n");
+    }
+    strbuf_puts(b, "</tbody></table></div>\n<p class=\"note\">Rates over the measured window, "
+                   "the warm-up left out (docs/metrics.md).</p>\n");
+}
+
+/* table#errors: each kind but ok that occurred, its count, and the first
+ * message of that kind summary.json kept. Nothing when none failed. */
+static void run_errors(struct strbuf *b, const json_t *sum)
+{
+    const json_t *kinds = jpath(sum, "requests.by_kind");
+    int any = 0;
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)kinds, k, v)
+    {
+        if (strcmp(k, "ok") == 0 || !(json_is_integer(v) && json_integer_value(v) > 0))
+            continue;
+        if (!any)
+            strbuf_puts(b, "<h2>Errors</h2>\n<div class=\"tablewrap\"><table id=\"errors\">"
+                           "<thead><tr><th class=\"l\">kind</th><th>requests</th>"
+                           "<th class=\"l\">a sample of the message</th></tr></thead>\n"
+                           "<tbody>\n");
+        any = 1;
+        const char *msg = json_string_value(json_object_get(jpath(sum, "requests.samples"), k));
+        strbuf_puts(b, "<tr><td class=\"l\">");
+        strbuf_put_xml(b, k);
+        strbuf_puts(b, "</td>");
+        run_cell(b, v, 1);
+        strbuf_puts(b, "<td class=\"l\">");
+        strbuf_put_xml(b, msg && msg[0] ? msg : "(no message)");
+        strbuf_puts(b, "</td></tr>\n");
+    }
+    if (any)
+        strbuf_puts(b, "</tbody></table></div>\n");
+    else
+        strbuf_puts(b, "<h2>Errors</h2>\n<p class=\"note\" id=\"errors-none\">No request "
+                       "failed.</p>\n");
+}
+
+/* --- charts over time --- */
+
+/* A chart per second of the windows: two series at x. */
+static void run_second_chart(struct strbuf *b, const struct report *r, const char *id,
+                             const char *title, const char *unit, struct svg_series *se, size_t nse)
+{
+    struct report_time_marks tm;
+    report_time_marks_init(&tm, r);
+    struct svg_chart c = {
+        .id = id,
+        .title = title,
+        .width = REPORT_WIDE_WIDTH,
+        .height = 260,
+        .y = {.label = unit, .min = NAN, .max = NAN, .include_zero = 1},
+        .series = se,
+        .n_series = nse,
+        .empty_note = "nothing counted",
+    };
+    report_time_chart_write(b, &c, &tm, r);
+    report_time_marks_free(&tm);
+}
+
+/* p50 and p99 of h[i] per second, ms, at x = i + 0.5 (the window's
+ * middle); seconds with nothing counted are left out. */
+static void run_pct_chart(struct strbuf *b, const struct report *r, struct hist *const *h, size_t n,
+                          const char *id, const char *title, const char *key)
+{
+    double *x = ll_calloc(n + 1, sizeof(double));
+    double *p50 = ll_calloc(n + 1, sizeof(double));
+    double *p99 = ll_calloc(n + 1, sizeof(double));
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (h[i] == NULL || hist_count(h[i]) == 0)
+            continue;
+        x[k] = (double)i + 0.5;
+        p50[k] = (double)hist_percentile(h[i], 50) / 1e6;
+        p99[k] = (double)hist_percentile(h[i], 99) / 1e6;
+        k++;
+    }
+    char k50[32], k99[32];
+    snprintf(k50, sizeof k50, "%s_p50", key);
+    snprintf(k99, sizeof k99, "%s_p99", key);
+    struct svg_series se[2] = {
+        {.key = k50,
+         .label = "p50",
+         .x = x,
+         .y = p50,
+         .n = k,
+         .flags = SVG_LINE | SVG_MARKERS,
+         .color = REPORT_COLOR_P50},
+        {.key = k99,
+         .label = "p99",
+         .x = x,
+         .y = p99,
+         .n = k,
+         .flags = SVG_LINE | SVG_MARKERS,
+         .color = REPORT_COLOR_P99},
+    };
+    run_second_chart(b, r, id, title, "ms", se, 2);
+    free(x);
+    free(p50);
+    free(p99);
+}
+
+/* Requests ended ok and failed per second. */
+static void run_count_chart(struct strbuf *b, const struct report *r, const struct run_seconds *s)
+{
+    double *x = ll_calloc(s->n + 1, sizeof(double));
+    for (size_t i = 0; i < s->n; i++)
+        x[i] = (double)i + 0.5;
+    struct svg_series se[2] = {
+        {.key = "ok_per_s",
+         .label = "ok",
+         .x = x,
+         .y = s->ok,
+         .n = s->n,
+         .flags = SVG_LINE | SVG_MARKERS,
+         .color = REPORT_COLOR_P50},
+        {.key = "failed_per_s",
+         .label = "failed",
+         .x = x,
+         .y = s->failed,
+         .n = s->n,
+         .flags = SVG_LINE | SVG_MARKERS,
+         .color = REPORT_COLOR_P99},
+    };
+    run_second_chart(b, r, "chart-completions", "Requests ended per second", "requests/s", se, 2);
+    free(x);
+}
+
+/* The section over time: per second from hist.jsonl, then the server's
+ * scrapes and the GPUs' telemetry when there are any. r holds the one
+ * step (its window) and the scrapes. */
+static void run_time_section(struct strbuf *b, const struct report *r, const struct run_seconds *s,
+                             int stream)
+{
+    strbuf_puts(b, "<h2>Over time</h2>\n<section class=\"grid\">\n");
+    if (stream) {
+        report_figure_open(b, "wide", "TTFT per second",
+                           "p50 and p99 of the TTFT of the ok requests that ended in each "
+                           "second (hist.jsonl's windows, the warm-up left out); the grey "
+                           "line marks the start of the measured window.");
+        run_pct_chart(b, r, s->ttft, s->n, "chart-ttft-time", "TTFT per second", "ttft");
+        report_figure_close(b);
+        report_figure_open(b, "wide", "TPOT per second",
+                           "p50 and p99 of the TPOT of the ok requests that ended in each "
+                           "second: a pace that slows as the batch fills.");
+        run_pct_chart(b, r, s->tpot, s->n, "chart-tpot-time", "TPOT per second", "tpot");
+        report_figure_close(b);
+    }
+    report_figure_open(b, "wide", "Requests ended per second",
+                       "Requests that ended ok, and otherwise, in each second: completions "
+                       "that fall behind the load are a backlog.");
+    run_count_chart(b, r, s);
+    report_figure_close(b);
+    if (r->n_server > 0) {
+        report_figure_open(b, "wide", "Server queue and batch",
+                           "Scraped from the server's /metrics: requests running in the "
+                           "batch and waiting in its queue.");
+        report_server_chart(b, r, 0);
+        report_figure_close(b);
+        report_figure_open(b, "wide", "Server KV cache",
+                           "Share of the KV cache in use. Near 100% the server preempts or "
+                           "queues.");
+        report_server_chart(b, r, 1);
+        report_figure_close(b);
+    }
+    for (int util = 0; util <= 1; util++) {
+        int any = 0;
+        for (size_t i = 0; i < r->n_gpu; i++)
+            any |= isfinite(util ? r->gpu[i].util_pct : r->gpu[i].power_w);
+        if (!any)
+            continue;
+        report_figure_open(b, "wide", util ? "GPU utilisation" : "GPU power",
+                           util ? "Share of time a kernel was running, the mean over a "
+                                  "source's GPUs."
+                                : "The GPUs' power draw, all the GPUs of a source summed, a "
+                                  "line per source.");
+        report_gpu_chart(b, r, util);
+        report_figure_close(b);
+    }
+    strbuf_puts(b, "</section>\n");
+}
+
+void report_run_render(const json_t *run, const json_t *sum, const char *hist_path,
+                       const char *scrapes_path, struct strbuf *b)
+{
+    struct run_seconds s;
+    run_seconds_load(hist_path, &s);
+    struct report_scrapes sc;
+    report_scrapes_load(scrapes_path, &sc);
+
+    /* The time charts' one step: the measured window, its line at the
+     * warm-up's end, the axis to the last window or scrape. */
+    double warm_s = jnum(sum, "warmup_ns") / 1e9, win_s = jnum(sum, "window_ns") / 1e9;
+    struct report_step step = {
+        .offered_rps = jnum(sum, "throughput.offered_rate_per_s"),
+        .achieved_rps = jnum(sum, "throughput.send_rate_per_s"),
+        .t_start_s = isfinite(warm_s) ? warm_s : 0,
+        .t_end_s = LL_MAX(isfinite(warm_s + win_s) ? warm_s + win_s : 0, (double)s.n)};
+    struct report r = {.steps = &step,
+                       .n_steps = 1,
+                       .closed_loop = json_is_true(json_object_get(sum, "closed_loop"))};
+    report_scrapes_lend(&sc, &r);
+
+    const char *cmd = jstr(run, "command");
+    char title[64];
+    snprintf(title, sizeof title, "llmload %s", cmd != NULL ? cmd : "run");
+    report_page_head(b, title);
+    run_header(b, run, sum);
+    run_cards(b, sum);
+    run_latency_table(b, sum);
+    run_class_table(b, sum);
+    run_throughput_table(b, sum);
+    run_errors(b, sum);
+    const json_t *ttft_n = jpath(sum, "latency_ns.ttft.count");
+    run_time_section(b, &r, &s, !json_is_integer(ttft_n) || json_integer_value(ttft_n) > 0);
+    report_page_foot(b, jstr(sum, "version"));
+
+    report_scrapes_free(&sc);
+    run_seconds_free(&s);
+}
+
+int report_run_dir_is_run(const char *dir)
+{
+    char path[4200];
+    json_error_t je;
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_t *run = ll_json_load_file(path, 0, &je);
+    const char *cmd = jstr(run, "command");
+    int yes = cmd != NULL && (strcmp(cmd, "run") == 0 || strcmp(cmd, "replay") == 0) &&
+              jpath(run, "config.sweep") == NULL;
+    json_decref(run);
+    return yes;
+}
+
+int report_run_write(const char *dir, char *err, size_t errlen)
+{
+    size_t dlen = strlen(dir);
+    if (dlen == 0 || dlen > 4000) {
+        snprintf(err, errlen, "results directory: bad length %zu", dlen);
+        return LL_E_RANGE;
+    }
+    char path[4100], hist[4100], scrapes[4100];
+    json_error_t je;
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    if (access(path, F_OK) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return LL_E_NOTFOUND;
+    }
+    json_t *sum = ll_json_load_file(path, 0, &je);
+    if (sum == NULL) {
+        snprintf(err, errlen, "%s: %s", path, je.text);
+        return LL_E_INVAL;
+    }
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_t *run = ll_json_load_file(path, 0, &je); /* NULL: the page says less */
+    snprintf(hist, sizeof hist, "%s/hist.jsonl", dir);
+    snprintf(scrapes, sizeof scrapes, "%s/server_metrics.jsonl", dir);
+    struct strbuf b;
+    strbuf_init(&b);
+    report_run_render(run, sum, hist, scrapes, &b);
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    int rc = report_file_write(path, b.data, b.len, err, errlen);
+    strbuf_free(&b);
+    json_decref(run);
+    json_decref(sum);
+    return rc;
+}

@@ -1,0 +1,41 @@
+/* report_run.h: report.html of one load point (`llmload run`, `llmload
+ * replay`, a directory `llmload merge` wrote), the one-file page a person
+ * reads beside summary.json.
+ *
+ * The page is drawn from the results directory's files alone: run.json
+ * (what was run), summary.json (every figure: the page quotes it and
+ * computes none of its own), hist.jsonl (the per-second charts) and
+ * server_metrics.jsonl (the server's scrapes, on the same time axis). So
+ * the run writes it at its end and `llmload report DIR` rebuilds it byte
+ * for byte. It shares the sweep page's skeleton, CSS and time charts
+ * (report_html.c, report_timecharts.c); docs/report.md shows it. */
+#ifndef LL_REPORT_RUN_H
+#define LL_REPORT_RUN_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "util/strbuf.h"
+
+/* Whether dir holds a single run's results: a run.json whose command is
+ * run or replay (not a sweep's, whose config has "sweep"). Reads run.json
+ * only; 0 when it is missing or unreadable. */
+int report_run_dir_is_run(const char *dir);
+
+/* Render the page of run (run.json, may be NULL), sum (summary.json) and
+ * the two line files hist_path and scrapes_path (each may be missing:
+ * then no such charts) as a complete HTML document appended to out.
+ * Deterministic: the same inputs give byte-identical text. Everything is
+ * borrowed. Aborts on out of memory. */
+void report_run_render(const json_t *run, const json_t *sum, const char *hist_path,
+                       const char *scrapes_path, struct strbuf *out);
+
+/* Write dir/report.html atomically from dir's run.json, summary.json,
+ * hist.jsonl and server_metrics.jsonl (report_run_render). Returns 0, or
+ * LL_E_NOTFOUND (no summary.json), LL_E_INVAL (a file is not JSON) or
+ * LL_E_IO / LL_E_RANGE with the reason, naming the file, in err (errlen
+ * bytes, may be 0). */
+int report_run_write(const char *dir, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,154 @@
+/* test_run_report.c: a single run's report.html (src/report/report_run.c).
+ *
+ * A short run against `llmload sim` on 127.0.0.1 must leave report.html
+ * beside summary.json; the page's figures are summary.json's (the ok
+ * count, the TTFT p99 cell and card); xmllint finds it well-formed where
+ * xmllint is installed; and `llmload report DIR` rebuilds it byte for
+ * byte, keeping summary.json as the run wrote it. A replay writes one
+ * too. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "harness.h"
+
+#define SIM_FAST "--step-base", "10ms", "--step-per-prefill-token", "0", "--step-per-seq", "0"
+#define REQ_8_10 "--prompt-tokens", "8", "--output-tokens", "10", "--ignore-eos"
+
+/* The data-v of the first cell after marker in doc (a row's id); fails
+ * the test when there is none. */
+static long long cell_after(const char *doc, const char *marker, int nth)
+{
+    const char *p = strstr(doc, marker);
+    if (p == NULL)
+        fail_msg("report.html has no %s", marker);
+    for (int i = 0; i <= nth; i++) {
+        p = strstr(p, "data-v=\"");
+        if (p == NULL)
+            fail_msg("report.html: no cell %d after %s", nth, marker);
+        p += 8;
+    }
+    return strtoll(p, NULL, 10);
+}
+
+/* The card's large value after its key, as text ("16.1"). */
+static void card_value(const char *doc, const char *key, char *out, size_t len)
+{
+    char k[96];
+    snprintf(k, sizeof k, "<div class=\"k\">%s</div><div class=\"v\">", key);
+    const char *p = strstr(doc, k);
+    if (p == NULL)
+        fail_msg("report.html has no card %s", key);
+    p += strlen(k);
+    size_t n = strcspn(p, "<");
+    snprintf(out, len, "%.*s", (int)(n < len - 1 ? n : len - 1), p);
+}
+
+/* xmllint --noout on path, when xmllint is installed. */
+static void xmllint_ok(const char *path)
+{
+    if (access("/usr/bin/xmllint", X_OK) != 0)
+        return;
+    const char *argv[] = {"/usr/bin/xmllint", "--noout", path, NULL};
+    assert_int_equal(harness_run_quiet(argv, 20), 0);
+}
+
+/* report.html of dir: its figures are summary.json's, it is well-formed,
+ * and `llmload report dir` rebuilds it byte for byte. */
+static void check_page(const char *dir)
+{
+    char *doc = harness_read_in(dir, "report.html");
+    json_t *s = harness_summary_load(dir);
+    json_t *req = json_object_get(s, "requests");
+    json_t *ttft = json_object_get(json_object_get(s, "latency_ns"), "ttft");
+    assert_true(harness_ival_req(req, "ok") > 0);
+    assert_int_equal(cell_after(doc, "id=\"requests.ok\"", 0), harness_ival_req(req, "ok"));
+    assert_int_equal(cell_after(doc, "id=\"requests.failed\"", 0), harness_ival_req(req, "failed"));
+    /* TTFT: p50, p90, p95, p99 cells, then the card in ms as people read it. */
+    assert_int_equal(cell_after(doc, "id=\"lat-ttft\"", 0), harness_ival_req(ttft, "p50"));
+    assert_int_equal(cell_after(doc, "id=\"lat-ttft\"", 3), harness_ival_req(ttft, "p99"));
+    double p99_ms = (double)harness_ival_req(ttft, "p99") / 1e6;
+    char want[32], got[32];
+    snprintf(want, sizeof want, "%.*f", p99_ms >= 100 ? 0 : p99_ms >= 10 ? 1 : 2, p99_ms);
+    if (strchr(want, '.') != NULL) { /* trailing zeros dropped, as report_put_value does */
+        size_t n = strlen(want);
+        while (want[n - 1] == '0')
+            want[--n] = '\0';
+        if (want[n - 1] == '.')
+            want[n - 1] = '\0';
+    }
+    card_value(doc, "TTFT p99", got, sizeof got);
+    assert_string_equal(got, want);
+    snprintf(want, sizeof want, "%lld", (long long)harness_ival_req(req, "ok"));
+    card_value(doc, "Requests ok", got, sizeof got);
+    assert_string_equal(got, want);
+    /* The per-second chart and the server's, from hist.jsonl and the scrapes. */
+    assert_non_null(strstr(doc, "id=\"chart-ttft-time\""));
+    assert_non_null(strstr(doc, "data-series=\"ttft_p99\""));
+    if (harness_ival(json_object_get(s, "server"), "scrapes") > 0)
+        assert_non_null(strstr(doc, "id=\"chart-server-queue\""));
+    char path[700];
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    xmllint_ok(path);
+
+    char *sum_before = harness_read_in(dir, "summary.json");
+    unlink(path);
+    const char *rep[] = {"report", dir, NULL};
+    char *out = harness_run_expect(rep, 30, 0, NULL);
+    assert_non_null(strstr(out, "report.html"));
+    char *again = harness_read_in(dir, "report.html");
+    if (strcmp(doc, again) != 0)
+        fail_msg("llmload report %s drew a different report.html", dir);
+    char *sum_after = harness_read_in(dir, "summary.json");
+    assert_string_equal(sum_before, sum_after);
+    free(sum_before);
+    free(sum_after);
+    free(out);
+    free(again);
+    json_decref(s);
+    free(doc);
+}
+
+static void test_run_page(void **state)
+{
+    (void)state;
+    const char *sargs[] = {SIM_FAST, NULL};
+    const char *args[] = {"--rate", "20",       "--arrival", "constant", "--duration",
+                          "3s",     "--warmup", "1s",        REQ_8_10,   NULL};
+    char *dir = harness_run_on_sim(sargs, NULL, args);
+    check_page(dir);
+    harness_results_free(dir);
+}
+
+/* llmload replay writes a run's directory: the same page, rebuilt the same. */
+static void test_replay_page(void **state)
+{
+    (void)state;
+    const char *sargs[] = {SIM_FAST, NULL};
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    char *tmp = harness_tmpdir();
+    char trace[600], out[600], url[300];
+    snprintf(trace, sizeof trace, "%s/trace.jsonl", tmp);
+    snprintf(out, sizeof out, "%s/r", tmp);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *dump[] = {"run", "--url",           url,   "--rate", "20",        "--requests",
+                          "30",  "--dump-schedule", trace, REQ_8_10, "--dry-run", NULL};
+    free(harness_run_expect(dump, 30, 0, NULL));
+    const char *rep[] = {"replay", trace, "--url", url, "--out", out, "--quiet", NULL};
+    free(harness_run_expect(rep, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    check_page(out);
+    const char *rm[] = {"rm", "-rf", tmp, NULL};
+    assert_int_equal(harness_run_quiet(rm, 10), 0);
+    free(tmp);
+}
+
+HARNESS_MAIN(cmocka_unit_test_teardown(test_run_page, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_replay_page, harness_sim_teardown))

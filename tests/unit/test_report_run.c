@@ -1,0 +1,188 @@
+/* test_report_run.c: a single run's report.html (report_run.c), read back.
+ *
+ * A small hand-made summary.json and hist.jsonl go in; the test checks
+ * that the tables quote summary.json exactly (data-v), that the verdict
+ * and the warnings are said, that hostile text is escaped and the page
+ * well-formed, that two workers' lines of one second add up in the
+ * per-second charts, and that the same input draws the same bytes.
+ *
+ * With REPORT_RUN_SAMPLE_OUT=path in the environment the binary instead
+ * writes the fixture's page to path and exits: what make check-report
+ * renders of a run's page. */
+#include "test.h"
+#include "testutil.h"
+
+#include <jansson.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "measure/hist.h"
+#include "report/report_run.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+static const char fx_summary[] =
+    "{\"schema\":\"llmload.summary/1\",\"version\":\"v-test\",\"mode\":\"open-loop "
+    "constant 4/s\",\"closed_loop\":false,\"interrupted\":false,\"invalid\":true,"
+    "\"invalid_reason\":\"sends <late> & slow\",\"steady\":false,"
+    "\"steady_warning\":\"TTFT p99 rose 3x\",\"target_url\":\"http://127.0.0.1:1/v1\","
+    "\"model\":\"m\",\"seed\":7,\"window_ns\":2000000000,\"warmup_ns\":1000000000,"
+    "\"requests\":{\"scheduled\":10,\"sent\":10,\"ok\":8,\"failed\":2,\"unfinished\":0,"
+    "\"by_kind\":{\"ok\":8,\"http_5xx\":2,\"http_429\":0},"
+    "\"samples\":{\"http_5xx\":\"<b>boom</b>\"}},"
+    "\"latency_ns\":{\"ttft\":{\"count\":8,\"p50\":12000000,\"p90\":15000000,"
+    "\"p95\":15500000,\"p99\":16133472,\"p99_9\":16133472,\"max\":16133472},"
+    "\"tpot\":{\"count\":8,\"p50\":6000000,\"p90\":7000000,\"p95\":7000000,"
+    "\"p99\":7125239,\"p99_9\":7125239,\"max\":7125239}},"
+    "\"throughput\":{\"offered_rate_per_s\":4.0,\"send_rate_per_s\":5.0,"
+    "\"completion_rate_per_s\":5.0,\"ok_rate_per_s\":4.0,"
+    "\"output_tokens_per_s\":40.0,\"slo\":null},"
+    "\"classes\":[{\"name\":\"chat&co\",\"scheduled\":10,\"ok\":8,\"failed\":2,"
+    "\"latency_ns\":{\"ttft\":{\"p50\":12000000,\"p99\":16133472}},\"slo\":null}],"
+    "\"inflight\":{\"mean\":2.5,\"max\":4.0}}";
+
+/* One line of hist.jsonl at second sec: ok and failed counts, a TTFT
+ * histogram of the values v[0, n). */
+static void hist_line(FILE *f, int sec, int ok, int failed, const uint64_t *v, size_t n)
+{
+    struct hist *h = hist_new();
+    for (size_t i = 0; i < n; i++)
+        hist_record(h, v[i]);
+    char *text = hist_to_string(h);
+    fprintf(f,
+            "{\"t_ns\":%d000000000,\"shard\":0,\"worker\":%d,\"ok\":%d,\"failed\":%d,"
+            "\"ttft\":\"%s\"}\n",
+            sec, ok, ok, failed, text);
+    free(text);
+    hist_free(h);
+}
+
+/* Render the fixture; the hist.jsonl of two workers in second 1 and one
+ * in second 2 goes through a temporary file. Caller frees. */
+static char *render_fixture(void)
+{
+    char path[] = "/tmp/test_report_run.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    static const uint64_t a[] = {10000000, 20000000}, b[] = {30000000}, c[] = {5000000};
+    hist_line(f, 1, 2, 1, a, 2);
+    hist_line(f, 2, 1, 0, c, 1);
+    hist_line(f, 1, 1, 0, b, 1);
+    fclose(f);
+    json_error_t je;
+    json_t *sum = json_loads(fx_summary, 0, &je);
+    if (sum == NULL)
+        fail_msg("fixture: %s", je.text);
+    struct strbuf b_;
+    strbuf_init(&b_);
+    report_run_render(NULL, sum, path, "/nonexistent/server_metrics.jsonl", &b_);
+    unlink(path);
+    json_decref(sum);
+    char *doc = ll_strdup(b_.data);
+    strbuf_free(&b_);
+    return doc;
+}
+
+static void test_tables_quote_summary(void **state)
+{
+    (void)state;
+    char *doc = render_fixture();
+    assert_well_formed(doc);
+    assert_non_null(strstr(doc, "<tr id=\"lat-ttft\"><td class=\"l\">TTFT</td>"
+                                "<td data-v=\"12000000\">12.0</td>") ||
+                    strstr(doc, "<td data-v=\"12000000\">12</td>"));
+    assert_non_null(strstr(doc, "<td data-v=\"16133472\">16.1</td>"));
+    assert_non_null(strstr(doc, "<tr id=\"requests.ok\"><td class=\"l\">ok</td>"
+                                "<td data-v=\"8\">8</td>"));
+    /* The cards: TTFT p99 in ms, ok of scheduled. */
+    assert_non_null(strstr(doc, "<div class=\"k\">TTFT p99</div><div class=\"v\">16.1<"));
+    assert_non_null(strstr(doc, "<div class=\"k\">Requests ok</div><div class=\"v\">8<"));
+    /* The kinds that occurred, with their message escaped; none of 0. */
+    assert_non_null(strstr(doc, "<td class=\"l\">http_5xx</td><td data-v=\"2\">2</td>"
+                                "<td class=\"l\">&lt;b&gt;boom&lt;/b&gt;</td>"));
+    assert_null(strstr(doc, ">http_429<"));
+    assert_non_null(strstr(doc, "<td class=\"l\">chat&amp;co</td>"));
+    free(doc);
+}
+
+static void test_verdict_said(void **state)
+{
+    (void)state;
+    char *doc = render_fixture();
+    assert_non_null(strstr(doc, "INVALID: the load generator could not keep its schedule"));
+    assert_non_null(strstr(doc, "sends &lt;late&gt; &amp; slow"));
+    assert_non_null(strstr(doc, "TTFT p99 rose 3x"));
+    assert_non_null(strstr(doc, "id=\"verdict\">INVALID"));
+    assert_non_null(strstr(doc, "; not steady"));
+    free(doc);
+}
+
+static void test_seconds_add_up(void **state)
+{
+    (void)state;
+    char *doc = render_fixture();
+    double xs[8], ys[8];
+    size_t len;
+    const char *s = svgtest_chart_find(doc, "chart-completions", &len);
+    assert_non_null(s);
+    /* Seconds 0 (nothing written), 1 (2 + 1 ok) and 2 (1 ok). */
+    assert_int_equal(
+        svgtest_collect(s, len, "<circle class=\"pt\"", "ok_per_s", "data-x", "data-y", xs, ys, 8),
+        3);
+    assert_true(xs[1] == 1.5 && ys[1] == 3 && ys[2] == 1 && ys[0] == 0);
+    assert_int_equal(svgtest_collect(s, len, "<circle class=\"pt\"", "failed_per_s", "data-x",
+                                     "data-y", xs, ys, 8),
+                     3);
+    assert_true(ys[1] == 1);
+    /* TTFT of second 1 is the two workers' merged: p99 the 30 ms, p50 the 20. */
+    s = svgtest_chart_find(doc, "chart-ttft-time", &len);
+    assert_non_null(s);
+    assert_int_equal(
+        svgtest_collect(s, len, "<circle class=\"pt\"", "ttft_p99", "data-x", "data-y", xs, ys, 8),
+        2);
+    ASSERT_REL(ys[0], 30.0, 1.0 / 256);
+    ASSERT_REL(ys[1], 5.0, 1.0 / 256);
+    assert_int_equal(
+        svgtest_collect(s, len, "<circle class=\"pt\"", "ttft_p50", "data-x", "data-y", xs, ys, 8),
+        2);
+    ASSERT_REL(ys[0], 20.0, 1.0 / 256);
+    free(doc);
+}
+
+static void test_deterministic(void **state)
+{
+    (void)state;
+    char *a = render_fixture(), *b = render_fixture();
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+}
+
+/* REPORT_RUN_SAMPLE_OUT=path: write the fixture's page to path and exit
+ * (tests/report-screenshot.sh renders it). */
+static int write_sample(const char *path)
+{
+    char *doc = render_fixture();
+    FILE *f = fopen(path, "w");
+    int ok = f != NULL && fputs(doc, f) >= 0;
+    if (f != NULL && fclose(f) != 0)
+        ok = 0;
+    free(doc);
+    return ok ? 0 : 1;
+}
+
+int main(void)
+{
+    const char *sample = getenv("REPORT_RUN_SAMPLE_OUT");
+    if (sample != NULL)
+        return write_sample(sample);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tables_quote_summary),
+        cmocka_unit_test(test_verdict_said),
+        cmocka_unit_test(test_seconds_add_up),
+        cmocka_unit_test(test_deterministic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
