@@ -7,6 +7,7 @@
  * offered load; and, per offered rate both sides ran, the rows of a
  * comparison of runs built from that rate's records (cmp_build_rows, the
  * same code as runs). docs/compare.md documents it. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,8 @@ struct bracket {
     double value;    /* req/s */
     double lo, hi;   /* req/s; hi INFINITY: a lower bound (nothing above failed) */
     const char *why; /* when unknown: "no_slo", "not_judged", "no_knee" */
+    int short_steps; /* capacity: it rests on steps shorter than the hold rule asks
+                      * (findings.capacity_on_short_steps): no verdict beyond "same" */
 };
 
 static int same_rate(double a, double b)
@@ -47,6 +50,7 @@ static struct bracket capacity_of(const struct report_sweep *s)
         return b;
     }
     b.known = 1;
+    b.short_steps = fd->capacity_short;
     if (fd->capacity_found) {
         b.value = b.lo = fd->capacity_rps;
         b.hi = fd->next_fails ? fd->next_fail_rps : INFINITY;
@@ -83,16 +87,27 @@ static struct bracket knee_of(const struct report_sweep *s)
 }
 
 /* Better or worse only when the brackets do not overlap (a shared end
- * counts as overlap): higher is better for both figures. */
+ * counts as overlap) and neither rests on short steps, whose passes and
+ * steady misses a longer hold may turn (seeds 1 and 3 of one server on
+ * 2 s steps: 6 [6, 10] and 10 [10, -]): higher is better for both
+ * figures. */
 static enum cmp_verdict bracket_verdict(const struct bracket *b, const struct bracket *c)
 {
     if (!b->known || !c->known)
         return CMP_NA;
+    if (b->short_steps || c->short_steps)
+        return CMP_SAME;
     if (c->lo > b->hi)
         return CMP_BETTER;
     if (c->hi < b->lo)
         return CMP_WORSE;
     return CMP_SAME;
+}
+
+/* Whether brackets b and c are apart (neither overlaps the other). */
+static int brackets_apart(const struct bracket *b, const struct bracket *c)
+{
+    return b->known && c->known && (c->lo > b->hi || c->hi < b->lo);
 }
 
 static json_t *num_or_null(double v)
@@ -109,6 +124,7 @@ static json_t *bracket_json(const struct bracket *b)
     json_object_set_new(o, "hi", b->known ? num_or_null(b->hi) : json_null());
     json_object_set_new(o, "lower_bound", json_boolean(b->known && !isfinite(b->hi)));
     json_object_set_new(o, "why", b->why ? json_string(b->why) : json_null());
+    json_object_set_new(o, "on_short_steps", json_boolean(b->short_steps));
     return o;
 }
 
@@ -123,9 +139,39 @@ static const char *bracket_text(const struct bracket *b, char *buf, size_t len)
     return buf;
 }
 
-static const char *bracket_verdict_text(enum cmp_verdict v)
+/* Why a bracket verdict is "same": short steps under either side, else
+ * the overlap. */
+static const char *bracket_same_why(const struct bracket *b, const struct bracket *c)
 {
-    return v == CMP_SAME ? "same (brackets overlap)" : cmp_verdict_name(v);
+    return brackets_apart(b, c) ? "short_steps" : "brackets_overlap";
+}
+
+static const char *bracket_verdict_text(enum cmp_verdict v, const char *same_why)
+{
+    if (v != CMP_SAME)
+        return cmp_verdict_name(v);
+    return strcmp(same_why, "short_steps") == 0 ? "same (inconclusive: short steps)"
+                                                : "same (brackets overlap)";
+}
+
+/* The lines under the capacity row that say why it may be no verdict,
+ * and which passes the side's sweep did not credit (the light-draw rule):
+ * "  baseline: capacity on short steps (...)", "  candidate: 14 req/s
+ * drew 16 of 28 expected arrivals (p = 0.01): its pass not credited". */
+static void print_capacity_notes(FILE *f, const char *who, const struct report_sweep *s)
+{
+    const struct sweep_findings *fd = s->fd;
+    if (fd->have_slo && fd->capacity_short)
+        fprintf(f,
+                "  %s: capacity on short steps (held < %.3gx their E2E p99): a longer hold may "
+                "move it\n",
+                who, sweep_min_hold_factor(&s->set));
+    for (size_t k = 0; fd->have_slo && k < LL_MIN(fd->n_light, (size_t)SWEEP_MAX_UNKNOWN); k++)
+        fprintf(f,
+                "  %s: %.4g req/s drew %" PRIu64 " of %.4g expected arrivals (p = %.2g): its pass "
+                "not credited\n",
+                who, fd->light_rps[k], fd->light_arrivals[k], fd->light_expected[k],
+                fd->light_p[k]);
 }
 
 static json_t *curve_json(const struct report_sweep *s)
@@ -407,6 +453,14 @@ static struct cmp_diff bracket_diff(const struct bracket *b, const struct bracke
     d.diff = c->value / b->value - 1;
     d.lo = isfinite(b->hi) ? c->lo / b->hi - 1 : -1;
     d.hi = isfinite(c->hi) ? c->hi / b->lo - 1 : INFINITY;
+    /* Brackets apart on short steps are not bounds: the interval is
+     * unbounded, so --fail-on finds its gate inconclusive, never failed,
+     * on them (overlapping brackets never fail a gate: their interval
+     * holds 0). */
+    if ((b->short_steps || c->short_steps) && brackets_apart(b, c)) {
+        d.lo = -1;
+        d.hi = INFINITY;
+    }
     return d;
 }
 
@@ -430,7 +484,7 @@ static void figure_rows(const struct report_sweep *b, const struct report_sweep 
         r->d = bracket_diff(&x[i][0], &x[i][1]);
         r->method = "brackets";
         r->verdict = bracket_verdict(&x[i][0], &x[i][1]);
-        r->same_why = r->verdict == CMP_SAME ? "brackets_overlap" : NULL;
+        r->same_why = r->verdict == CMP_SAME ? bracket_same_why(&x[i][0], &x[i][1]) : NULL;
     }
 }
 
@@ -439,7 +493,7 @@ static json_t *verdict_json(const struct row *r)
     json_t *o = json_object();
     json_object_set_new(o, "verdict", json_string(cmp_verdict_name(r->verdict)));
     json_object_set_new(o, "same_because",
-                        r->verdict == CMP_SAME ? json_string("brackets_overlap") : json_null());
+                        r->verdict == CMP_SAME ? json_string(r->same_why) : json_null());
     json_t *d = json_object();
     json_object_set_new(d, "kind", json_string("relative"));
     json_object_set_new(d, "value", r->d.ok ? num_or_null(r->d.diff) : json_null());
@@ -493,9 +547,11 @@ int cmp_sweeps(struct side *sides, int nd, const struct cmp_opts *o, const char 
                 sides[i].label, sides[0].label, o->resamples);
             printf("%-13s %-34s %-34s %s\n", "", "baseline", "candidate", "verdict");
             printf("%-13s %-34s %-34s %s\n", "SLO capacity", bracket_text(&bc, x, sizeof x),
-                   bracket_text(&cc, y, sizeof y), bracket_verdict_text(vc));
+                   bracket_text(&cc, y, sizeof y), bracket_verdict_text(vc, fig[0].same_why));
+            print_capacity_notes(stdout, "baseline", b);
+            print_capacity_notes(stdout, "candidate", c);
             printf("%-13s %-34s %-34s %s\n", "knee", bracket_text(&bk, x, sizeof x),
-                   bracket_text(&ck, y, sizeof y), bracket_verdict_text(vk));
+                   bracket_text(&ck, y, sizeof y), bracket_verdict_text(vk, fig[1].same_why));
             print_curves(stdout, b, c);
         }
         /* --fail-on's capacity and knee thresholds, once per candidate. */

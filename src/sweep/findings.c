@@ -105,7 +105,22 @@ static int unjudged_below(const struct sweep_findings *fd, double rps)
         return 1;
     if (fd->n_empty && fd->empty_rps[0] < rps)
         return 1;
+    if (fd->n_light && fd->light_rps[0] < rps)
+        return 1;
     return fd->have_cut && fd->cut_rps < rps;
+}
+
+/* Keep light point p (the light-draw rule) in out's light_* lists. */
+static void light_add(struct sweep_findings *out, const struct sweep_point *p)
+{
+    size_t k = out->n_light++;
+    if (k >= SWEEP_MAX_UNKNOWN)
+        return;
+    out->light_rps[k] = p->offered_rps;
+    out->light_arrivals[k] = p->arrivals;
+    out->light_expected[k] = p->expected_arrivals;
+    out->light_p[k] = p->light_p;
+    out->light_runs[k] = p->n_judged;
 }
 
 /* The steps whose replicas showed a routing imbalance (--prometheus),
@@ -129,6 +144,9 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
                             const struct sweep_point *points, size_t n_points,
                             const struct sweep_settings *set, struct sweep_findings *out)
 {
+    /* Every point, in run order; n_points is cut below to the known ones
+     * in offered order (ord). */
+    const size_t n_all = n_points;
     memset(out, 0, sizeof *out);
     out->have_slo = slo_is_set(&set->slo);
     for (size_t i = 0; i < n && !out->have_slo; i++)
@@ -156,6 +174,12 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
      * no request in its window) are left out of the order. */
     size_t n_known = 0;
     for (size_t i = 0; i < n_points; i++) {
+        /* A pass on too few arrivals (the light-draw rule) is no evidence
+         * of its rate: neither a pass nor a fail, as an unknown rate. */
+        if (points[ord[i]].light) {
+            light_add(out, &points[ord[i]]);
+            continue;
+        }
         if (!points[ord[i]].unknown) {
             ord[n_known++] = ord[i];
             continue;
@@ -229,6 +253,8 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
         out->capacity_coarse |= between_pass_and_fail(out, out->empty_rps[i]);
     if (out->have_cut)
         out->capacity_coarse |= between_pass_and_fail(out, out->cut_rps);
+    for (size_t i = 0; i < LL_MIN(out->n_light, (size_t)SWEEP_MAX_UNKNOWN); i++)
+        out->capacity_coarse |= between_pass_and_fail(out, out->light_rps[i]);
     sweep_class_findings(steps, n, points, ord, n_points, out);
     free(ord);
 
@@ -270,7 +296,9 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
     fit_knee(x, y, m, &out->knee);
     free(x);
     free(y);
-    for (size_t i = 0; out->overload_rps > 0 && i < n_points; i++)
+    /* Over every point: an empty or INVALID one before the lead-in's rate
+     * in run order once hid it past the known count. */
+    for (size_t i = 0; out->overload_rps > 0 && i < n_all; i++)
         if (points[i].offered_rps == out->overload_rps && !points[i].unknown && points[i].pass)
             out->lead_in_passed = 1;
     if (last_loaded && last_loaded->f.elapsed_ns > last_loaded->f.duration_ns)
@@ -301,6 +329,41 @@ static void put_rates(char *buf, size_t len, size_t *at, const char *what, const
         ll_putf(buf, len, at, "%s%.4g", i ? ", " : "", r[i]);
     if (n > SWEEP_MAX_UNKNOWN)
         ll_putf(buf, len, at, ", ...");
+}
+
+/* The light-draw line of the k-th light rate of fd: "light: the 14 req/s
+ * step drew 16 arrivals of an expected 28 (p = 0.01): its pass is not
+ * evidence of 14 req/s; ...". */
+static void put_light(const struct sweep_findings *fd, size_t k, char *buf, size_t len, size_t *at)
+{
+    char runs[32] = "";
+    if (fd->light_runs[k] > 1)
+        snprintf(runs, sizeof runs, "s (%u runs)", (unsigned)fd->light_runs[k]);
+    ll_putf(buf, len, at,
+            "light: the %.4g req/s step%s drew %" PRIu64 " arrivals of an expected %.4g "
+            "(p = %.2g): its pass is not evidence of %.4g req/s; the capacity rests on the "
+            "other steps\n",
+            fd->light_rps[k], runs, fd->light_arrivals[k], fd->light_expected[k], fd->light_p[k],
+            fd->light_rps[k]);
+}
+
+/* Why a rate between the capacity and the first failing one left the
+ * capacity coarse: it could not be judged, or its pass was not credited
+ * (the light-draw rule), or both kinds lie there. */
+static const char *coarse_why(const struct sweep_findings *fd)
+{
+    int light = 0, unjudged = 0;
+    for (size_t i = 0; i < LL_MIN(fd->n_light, (size_t)SWEEP_MAX_UNKNOWN); i++)
+        light |= between_pass_and_fail(fd, fd->light_rps[i]);
+    for (size_t i = 0; i < LL_MIN(fd->n_unknown, (size_t)SWEEP_MAX_UNKNOWN); i++)
+        unjudged |= between_pass_and_fail(fd, fd->unknown_rps[i]);
+    for (size_t i = 0; i < LL_MIN(fd->n_empty, (size_t)SWEEP_MAX_UNKNOWN); i++)
+        unjudged |= between_pass_and_fail(fd, fd->empty_rps[i]);
+    unjudged |= fd->have_cut && between_pass_and_fail(fd, fd->cut_rps);
+    if (!light)
+        return "could not be judged";
+    return unjudged ? "could not be judged or drew too few arrivals"
+                    : "drew too few arrivals to count";
 }
 
 /* The capacity line of the findings text. */
@@ -381,15 +444,16 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
                 : "no request was scheduled in the window: nothing to judge; lengthen "
                   "--step-duration");
     }
+    for (size_t k = 0; k < LL_MIN(fd->n_light, (size_t)SWEEP_MAX_UNKNOWN); k++)
+        put_light(fd, k, buf, len, at);
+    const char *why = coarse_why(fd);
     if (fd->capacity_coarse && !fd->capacity_unknown && fd->capacity_found)
         ll_putf(buf, len, at,
-                "the capacity lies between %.4g and %.4g req/s: a step between them could "
-                "not be judged\n",
-                fd->capacity_rps, fd->next_fail_rps);
+                "the capacity lies between %.4g and %.4g req/s: a step between them %s\n",
+                fd->capacity_rps, fd->next_fail_rps, why);
     else if (fd->capacity_coarse && !fd->capacity_unknown)
-        ll_putf(buf, len, at,
-                "the capacity lies below %.4g req/s: a step below it could not be judged\n",
-                fd->next_fail_rps);
+        ll_putf(buf, len, at, "the capacity lies below %.4g req/s: a step below it %s\n",
+                fd->next_fail_rps, why);
 }
 
 /* The knee, headroom, forecast and cost lines of the findings text. */

@@ -219,3 +219,19 @@ void fit_mean_ci95(const double *v, uint32_t n, double *mean, double *ci)
         ss += (v[i] - m) * (v[i] - m);
     *ci = t975((double)n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n);
 }
+
+double fit_poisson_cdf(uint64_t k, double lambda)
+{
+    if (!(lambda > 0))
+        return 1;
+    /* Summed from k down: below the mean each term is smaller than the
+     * one above it, so the sum stops once a term no longer adds. */
+    double l = log(lambda), cdf = 0;
+    for (uint64_t x = k + 1; x-- > 0;) {
+        double t = exp((double)x * l - lambda - lgamma((double)x + 1));
+        cdf += t;
+        if ((double)x < lambda && t < cdf * 1e-17)
+            break;
+    }
+    return LL_MIN(cdf, 1.0);
+}

@@ -58,4 +58,9 @@ void fit_knee(const double *x, const double *y, size_t n, struct fit_knee *out);
  * deviation (0 when n < 2). n == 0 gives mean 0. */
 void fit_mean_ci95(const double *v, uint32_t n, double *mean, double *ci);
 
+/* P(X <= k) for X ~ Poisson(lambda), lambda > 0 (1 when lambda is not
+ * above 0). Costs O(k) exp and lgamma calls at most (fewer when k is
+ * below lambda, the lower tail a caller asks about). */
+double fit_poisson_cdf(uint64_t k, double lambda);
+
 #endif

@@ -681,6 +681,32 @@ static void point_means(struct sweep_point *pt, const struct sweep_step *steps, 
     pt->output_tps = k ? otps / k : 0;
 }
 
+double sweep_light_p(uint64_t arrivals, double expected)
+{
+    return fit_poisson_cdf(arrivals, expected);
+}
+
+/* The light-draw rule over point pt's judged runs from steps[first]: their
+ * sends and their offered counts pooled (the sum of Poisson counts is one),
+ * a passing point marked light when the sends fall short beyond
+ * SWEEP_LIGHT_ALPHA. */
+static void point_light(struct sweep_point *pt, const struct sweep_step *steps, size_t n,
+                        size_t first)
+{
+    pt->light_p = 1;
+    if (pt->unknown)
+        return;
+    for (size_t j = first; j < n; j++) {
+        const struct sweep_step *s = &steps[j];
+        if (s->f.recovery || s->f.offered_rps != pt->offered_rps || !sweep_step_judged(s))
+            continue;
+        pt->arrivals += s->sent_in_window;
+        pt->expected_arrivals += s->f.offered_rps * (double)window_ns_of(&s->f) / 1e9;
+    }
+    pt->light_p = sweep_light_p(pt->arrivals, pt->expected_arrivals);
+    pt->light = pt->pass && pt->light_p < SWEEP_LIGHT_ALPHA;
+}
+
 size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep_point *points)
 {
     size_t np = 0;
@@ -751,6 +777,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
             }
         }
         point_means(pt, steps, n, i, !pt->unknown, &w);
+        point_light(pt, steps, n, i);
     }
     free(w.g);
     free(w.c);

@@ -359,6 +359,10 @@ static json_t *findings_json(const struct sweep_findings *fd, const struct sweep
     jset(f, "empty_rps", rates_json(fd->empty_rps, fd->n_empty));
     jset(f, "capacity_unknown", json_boolean(fd->capacity_unknown));
     jset(f, "capacity_coarse", json_boolean(fd->capacity_coarse));
+    /* Only when some pass was not credited, as the disputed rates below:
+     * files of sweeps without one read as they did. */
+    if (fd->n_light)
+        jset(f, "light_rps", rates_json(fd->light_rps, fd->n_light));
     if (fd->n_disputed || fd->passed_above_rps > 0) {
         jset(f, "disputed_rps", rates_json(fd->disputed_rps, fd->n_disputed));
         jset(f, "passed_above_failing_rps",

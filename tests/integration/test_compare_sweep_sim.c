@@ -164,6 +164,20 @@ static void test_compare_sweep_repeat_own_windows(void **state)
     harness_tmp_end();
 }
 
+/* Rewrite the hold rule's factor in sweep dir's run.json (config.sweep):
+ * compare reads the sweep under it as `llmload report` would. */
+static void set_min_hold(const char *dir, double factor)
+{
+    json_t *run = harness_json_load(dir, "run.json");
+    json_t *sw = json_object_get(json_object_get(run, "config"), "sweep");
+    assert_non_null(sw);
+    json_object_set_new(sw, "min_hold_factor", json_real(factor));
+    char path[800];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    assert_int_equal(json_dump_file(run, path, JSON_INDENT(2)), 0);
+    json_decref(run);
+}
+
 /* The sim with a 20% slower decode step (24 ms against 20 ms) against
  * the small sim, each swept at 4 and 8 req/s (3 s holds) with the SLO
  * tpot=23ms at 50% attainment. The premise holds by construction, with a
@@ -242,6 +256,26 @@ static void test_compare_sweep_slower_decode_sim(void **state)
     assert_string_equal(harness_sval(json_array_get(json_object_get(c, "fail_on"), 0), "result"),
                         "fail");
     assert_int_equal(harness_ival(j, "exit_status"), 1);
+    json_decref(j);
+
+    /* The same sweeps under a hold rule no step meets (min_hold_factor
+     * 1000): each capacity rests on short steps, whose passes and misses a
+     * longer hold may turn, so the brackets apart are no verdict: same,
+     * because short_steps, the interval unbounded above, and the gate
+     * inconclusive (5), not failed. */
+    set_min_hold(base, 1000);
+    set_min_hold(slow, 1000);
+    j = compare_run(base, slow, out, gate, 5);
+    b = json_object_get(j, "baseline");
+    c = json_array_get(json_object_get(j, "candidates"), 0);
+    assert_true(json_is_true(json_object_get(json_object_get(b, "capacity"), "on_short_steps")));
+    assert_true(json_is_true(json_object_get(json_object_get(c, "capacity"), "on_short_steps")));
+    json_t *cv = json_object_get(c, "capacity_verdict");
+    assert_string_equal(harness_sval(cv, "verdict"), "same");
+    assert_string_equal(harness_sval(cv, "same_because"), "short_steps");
+    assert_true(harness_is_null(json_object_get(cv, "diff"), "hi"));
+    assert_string_equal(harness_sval(json_array_get(json_object_get(c, "fail_on"), 0), "result"),
+                        "inconclusive");
     json_decref(j);
     harness_tmp_end();
 }

@@ -2,6 +2,7 @@
  * forecast arithmetic, per-step figures from synthetic records, the
  * capacity pick and every stop condition, and the JSON round trips that
  * `llmload report` relies on (the fits are in test_fit.c). Every expected number is computed by hand in the comment beside it. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "sweep/sweep_json.h"
 #include "util/rng.h"
 #include "util/util.h"
+#include "workload/arrival.h"
 
 #define MS LL_NS_PER_MS
 #define SEC LL_NS_PER_SEC
@@ -488,19 +490,26 @@ static char *print_table(const struct sweep_step *steps, size_t n, const struct 
 /* A recovery whose lead-in rate passed as a load step overloaded nothing:
  * "latency within the SLO from the switch" would read as a recovery. The
  * line says so when 20 req/s passed (TTFT 30 ms under a 100 ms SLO), not
- * when it failed (230 ms). */
+ * when it failed (230 ms); and also when an empty step (0.05 req/s: no
+ * request in its 10 s window) ran before it, which once cut the known
+ * points' count so that the loop never reached 20 in run order. */
 static void test_recovery_lead_in_passed(void **state)
 {
     (void)state;
     struct sweep_settings set;
     sweep_settings_init(&set);
     set.slo.ttft_ns = 100 * MS;
-    for (int fails = 0; fails <= 1; fails++) {
-        struct sweep_step st[2];
-        make_step(&st[0], 0, 20, fails ? 230 : 30, 0, &set);
-        struct sweep_step *r = &st[1];
+    for (int run = 0; run < 4; run++) {
+        int fails = run & 1, empty_first = run >> 1;
+        struct sweep_step st[3];
+        size_t ns = 0;
+        if (empty_first)
+            make_step(&st[ns++], 0, 0.05, 30, 0, &set);
+        make_step(&st[ns], (uint32_t)ns, 20, fails ? 230 : 30, 0, &set);
+        ns++;
+        struct sweep_step *r = &st[ns++];
         sweep_step_init(r);
-        r->f.index = 1;
+        r->f.index = (uint32_t)ns - 1;
         r->f.recovery = 1;
         r->f.offered_rps = 4;
         r->f.overload_rps = 20;
@@ -521,11 +530,13 @@ static void test_recovery_lead_in_passed(void **state)
         }
         r->f.scheduled = 36;
         sweep_step_finish(r, &set);
-        struct sweep_point pts[2];
-        size_t np = sweep_points_build(st, 2, pts);
+        struct sweep_point pts[3];
+        size_t np = sweep_points_build(st, ns, pts);
+        assert_int_equal(np, ns - 1);
         struct sweep_findings *fd = calloc(1, sizeof *fd);
         assert_non_null(fd);
-        sweep_findings_compute(st, 2, pts, np, &set, fd);
+        sweep_findings_compute(st, ns, pts, np, &set, fd);
+        assert_int_equal(fd->n_empty, (size_t)empty_first);
         assert_int_equal(fd->lead_in_passed, !fails);
         char text[4096];
         sweep_findings_text(fd, &set, "", text, sizeof text);
@@ -533,12 +544,13 @@ static void test_recovery_lead_in_passed(void **state)
                                         "passed as a load step: it overloaded nothing, so there "
                                         "was nothing to recover from (raise the top rate)\n");
         if (fails ? said != NULL : said == NULL)
-            fail_msg("lead-in %s:\n%s", fails ? "failing" : "passing", text);
+            fail_msg("lead-in %s%s:\n%s", fails ? "failing" : "passing",
+                     empty_first ? " after an empty step" : "", text);
         if (fails)
             assert_non_null(strstr(text, "latency within the SLO from the switch\n"));
         free(fd);
-        sweep_step_free(&st[0]);
-        sweep_step_free(&st[1]);
+        for (size_t i = 0; i < ns; i++)
+            sweep_step_free(&st[i]);
     }
 }
 
@@ -1330,6 +1342,146 @@ static void test_findings_empty_step(void **state)
     assert_false(s->fd.capacity_found);
     assert_false(s->fd.capacity_unknown);
     assert_non_null(strstr(s->text, "not found: no step could be judged"));
+}
+
+/* The light-draw rule's p is the Poisson lower tail (by hand, the sum of
+ * e^-28 28^x / x! for x <= 16: 0.010143; x <= 22: 0.14830). Seed 3's 14
+ * req/s step drew 16 of an expected 28 and is light; 22 of 28 (seed 5's,
+ * 11/s) is an ordinary draw and counts. */
+static void test_light_p(void **state)
+{
+    (void)state;
+    ASSERT_NEAR(fit_poisson_cdf(16, 28), 0.010143, 1e-6);
+    ASSERT_NEAR(fit_poisson_cdf(22, 28), 0.14830, 1e-5);
+    ASSERT_NEAR(fit_poisson_cdf(0, 5), exp(-5), 1e-12);
+    ASSERT_NEAR(fit_poisson_cdf(100, 5), 1, 1e-12);
+    ASSERT_NEAR(fit_poisson_cdf(3, 0), 1, 0);
+    assert_true(sweep_light_p(16, 28) < SWEEP_LIGHT_ALPHA);
+    assert_true(sweep_light_p(22, 28) > SWEEP_LIGHT_ALPHA);
+    assert_true(sweep_light_p(80, 140) < SWEEP_LIGHT_ALPHA);
+    assert_true(sweep_light_p(130, 140) > SWEEP_LIGHT_ALPHA);
+    ASSERT_NEAR(sweep_light_p(0, 0), 1, 0);
+}
+
+/* How often the rule discredits an ordinary step: the Poisson schedule
+ * arrival.c draws, over 4000 seeds, at 4, 14 and 40 req/s in 2 s and 10 s
+ * windows (expected counts 8 to 400). Each rate's share of light windows
+ * stays under SWEEP_LIGHT_ALPHA (the count is discrete, so the share is
+ * less than the level: 1.3% to 1.8% measured), and a constant schedule's
+ * exact count is never light. */
+static void test_light_false_rate(void **state)
+{
+    (void)state;
+    static const double rates[] = {4, 14, 40};
+    static const uint64_t windows_s[] = {2, 10};
+    const uint64_t seeds = 4000;
+    for (int kind = 0; kind < 2; kind++) {
+        for (size_t r = 0; r < 3; r++) {
+            for (size_t w = 0; w < 2; w++) {
+                uint64_t light = 0, end_ns = windows_s[w] * SEC;
+                double expected = rates[r] * (double)windows_s[w];
+                for (uint64_t seed = 1; seed <= seeds; seed++) {
+                    struct arrival_config c = {.kind = kind ? ARRIVAL_POISSON : ARRIVAL_CONSTANT,
+                                               .rate_per_s = rates[r],
+                                               .seed = seed};
+                    struct arrival a;
+                    arrival_init(&a, &c);
+                    uint64_t count = 0;
+                    while (arrival_next_ns(&a) < end_ns)
+                        count++;
+                    light += sweep_light_p(count, expected) < SWEEP_LIGHT_ALPHA;
+                }
+                double share = (double)light / (double)seeds;
+                print_message("light-draw rule, %s %g req/s over %" PRIu64 " s (expected %g): "
+                              "%" PRIu64 " of %" PRIu64 " seeds discredited (%.2f%%)\n",
+                              kind ? "poisson" : "constant", rates[r], windows_s[w], expected,
+                              light, seeds, 100 * share);
+                if (kind)
+                    assert_true(share < SWEEP_LIGHT_ALPHA);
+                else
+                    assert_int_equal(light, 0);
+            }
+        }
+    }
+}
+
+/* The search over make_step_late's steps at rates[i] whose requests were
+ * drawn at drawn[i] req/s (constant, 10 s windows): a step drawn at less
+ * than its offered rate sent too few for it. */
+static void light_run(struct search *s, size_t n, const double *rates, const double *drawn,
+                      const uint64_t *ttft_ms)
+{
+    for (size_t i = 0; i < n; i++) {
+        make_step(&s->steps[i], (uint32_t)i, drawn[i], ttft_ms[i], 0, &s->set);
+        s->steps[i].f.offered_rps = rates[i];
+        s->n = i + 1;
+    }
+    size_t np = sweep_points_build(s->steps, n, s->pts);
+    assert_int_equal(np, n);
+    sweep_findings_compute(s->steps, n, s->pts, np, &s->set, &s->fd);
+    sweep_findings_text(&s->fd, &s->set, "", s->text, sizeof s->text);
+}
+
+static void light_reset(struct search *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        sweep_step_free(&s->steps[i]);
+    s->n = 0;
+    memset(&s->fd, 0, sizeof s->fd);
+}
+
+/* A pass on too few arrivals is not credited. 6 and 10 req/s pass; the top
+ * step, offered 14, sent 80 in its 10 s (8/s: p = P(X <= 80 | 140), about
+ * 1e-8) and passed: the capacity is 10, a lower bound, not 14, and the
+ * findings say why. Drawn at 13/s (130 of 140, p = 0.21, an ordinary draw)
+ * it counts: 14. Between a pass and a failure, the light rate leaves the
+ * capacity coarse (6, then 10 light, 14 failing); a light rate that failed
+ * (offered 10, sent 5/s, TTFT 400 ms) still fails: the rule credits passes
+ * only, and an overloaded step stays the first failure. */
+static void test_findings_light(void **state)
+{
+    struct search *s = *state;
+    s->set.slo.ttft_ns = 100 * MS;
+    light_run(s, 3, (double[]){6, 10, 14}, (double[]){6, 10, 8}, (uint64_t[]){30, 40, 50});
+    const struct sweep_findings *fd = &s->fd;
+    assert_true(s->pts[2].pass && s->pts[2].light);
+    assert_int_equal(s->pts[2].arrivals, 80);
+    ASSERT_NEAR(s->pts[2].expected_arrivals, 140, 1e-9);
+    assert_false(s->pts[0].light || s->pts[1].light);
+    assert_true(fd->capacity_found);
+    ASSERT_NEAR(fd->capacity_rps, 10, 0);
+    assert_true(fd->none_failed);
+    assert_int_equal(fd->n_light, 1);
+    ASSERT_NEAR(fd->light_rps[0], 14, 0);
+    assert_non_null(strstr(s->text, "SLO capacity: 10 req/s"));
+    assert_non_null(strstr(s->text, "light: the 14 req/s step drew 80 arrivals of an expected "
+                                    "140 (p = "));
+    assert_non_null(strstr(s->text, "): its pass is not evidence of 14 req/s; the capacity rests "
+                                    "on the other steps\n"));
+
+    light_reset(s);
+    light_run(s, 3, (double[]){6, 10, 14}, (double[]){6, 10, 13}, (uint64_t[]){30, 40, 50});
+    assert_false(s->pts[2].light);
+    ASSERT_NEAR(s->fd.capacity_rps, 14, 0);
+    assert_int_equal(s->fd.n_light, 0);
+    assert_null(strstr(s->text, "light"));
+
+    light_reset(s);
+    light_run(s, 3, (double[]){6, 10, 14}, (double[]){6, 5, 14}, (uint64_t[]){30, 40, 400});
+    ASSERT_NEAR(s->fd.capacity_rps, 6, 0);
+    ASSERT_NEAR(s->fd.next_fail_rps, 14, 0);
+    assert_true(s->fd.capacity_coarse);
+    assert_non_null(strstr(s->text, "the capacity lies between 6 and 14 req/s: a step between "
+                                    "them drew too few arrivals to count\n"));
+
+    light_reset(s);
+    light_run(s, 3, (double[]){6, 10, 14}, (double[]){6, 5, 14}, (uint64_t[]){30, 400, 400});
+    assert_false(s->pts[1].pass);
+    assert_false(s->pts[1].light);
+    assert_true(s->pts[1].light_p < SWEEP_LIGHT_ALPHA);
+    ASSERT_NEAR(s->fd.capacity_rps, 6, 0);
+    ASSERT_NEAR(s->fd.next_fail_rps, 10, 0);
+    assert_int_equal(s->fd.n_light, 0);
 }
 
 /* sweep_stop_check on the 4 points p under set: it stops, with a reason
@@ -3290,6 +3442,7 @@ static void test_endpoint_findings(void **state)
 TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_short_text),
           cmocka_unit_test(test_tail_test), cmocka_unit_test(test_tail_test_backlog),
           cmocka_unit_test(test_hypergeom_upper_tail), cmocka_unit_test(test_binom_cdf),
+          cmocka_unit_test(test_light_p), cmocka_unit_test(test_light_false_rate),
           cmocka_unit_test(test_recovery), cmocka_unit_test(test_recovery_step),
           cmocka_unit_test(test_recovery_lead_in_passed), cmocka_unit_test(test_cost_forecast),
           cmocka_unit_test(test_step_figures), cmocka_unit_test(test_step_cancelled_not_errors),
@@ -3299,11 +3452,12 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           SEARCH_TEST(test_findings_skip_invalid), SEARCH_TEST(test_findings_invalid_whose),
           SEARCH_TEST(test_findings_lowest_judged), cmocka_unit_test(test_first_limit_at_lowest),
           cmocka_unit_test(test_steady_short_series), cmocka_unit_test(test_series_add),
-          SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
-          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_rerun_unjudged),
-          SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
-          SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
-          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_stop_fall_beyond_noise),
+          SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_light),
+          SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
+          SEARCH_TEST(test_findings_rerun_unjudged), SEARCH_TEST(test_findings_nothing_judged),
+          SEARCH_TEST(test_findings_interrupted), SEARCH_TEST(test_findings_interrupted_alone),
+          SEARCH_TEST(test_findings_empty_step), cmocka_unit_test(test_stop_conditions),
+          cmocka_unit_test(test_stop_fall_beyond_noise),
           cmocka_unit_test(test_stop_plateau_beyond_noise),
           cmocka_unit_test(test_stop_plateau_widest_span),
           cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_stop_error_rate_repeat),
