@@ -419,10 +419,10 @@ static void class_finish(struct sweep_step *s, size_t k, const struct sweep_sett
     c->fail_reason[0] = '\0';
     if (st->scheduled == 0) {
         /* no request of the class in the window: nothing failed */
-    } else if (c->have_slo && c->attainment < set->attainment) {
+    } else if (c->have_slo && stats_share_cmp(c->attainment, set->attainment) < 0) {
         snprintf(c->fail_reason, sizeof c->fail_reason, "attainment %.1f%% < %.4g%%",
                  100 * c->attainment, 100 * set->attainment);
-    } else if (!c->have_slo && c->error_rate > set->max_error_rate) {
+    } else if (!c->have_slo && stats_share_cmp(c->error_rate, set->max_error_rate) > 0) {
         snprintf(c->fail_reason, sizeof c->fail_reason, "error rate %.1f%% > %.4g%%",
                  100 * c->error_rate, 100 * set->max_error_rate);
     } else if (!s->steady) {
@@ -531,10 +531,10 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
         snprintf(s->fail_reason, sizeof s->fail_reason,
                  "no request judged: the client cancelled all %" PRIu64 "%s", st->completed,
                  have_slo ? " before the SLO was decided" : " (no error rate)");
-    } else if (have_slo && s->attainment < set->attainment) {
+    } else if (have_slo && stats_share_cmp(s->attainment, set->attainment) < 0) {
         snprintf(s->fail_reason, sizeof s->fail_reason, "attainment %.1f%% < %.4g%%",
                  100 * s->attainment, 100 * set->attainment);
-    } else if (!have_slo && s->error_rate > set->max_error_rate) {
+    } else if (!have_slo && stats_share_cmp(s->error_rate, set->max_error_rate) > 0) {
         snprintf(s->fail_reason, sizeof s->fail_reason, "error rate %.1f%% > %.4g%%",
                  100 * s->error_rate, 100 * set->max_error_rate);
     } else if (!s->steady) {
@@ -782,7 +782,7 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
         return 0;
     const struct sweep_point *last = &points[n - 1];
     char a[16], b[16];
-    if (last->error_rate > set->max_error_rate) {
+    if (stats_share_cmp(last->error_rate, set->max_error_rate) > 0) {
         snprintf(reason, len, "error rate %.1f%% > %.4g%% at %.4g req/s", 100 * last->error_rate,
                  100 * set->max_error_rate, last->offered_rps);
         return 1;

@@ -610,6 +610,50 @@ static void test_step_figures(void **state)
     sweep_step_free(&s);
 }
 
+/* A step exactly at its target passes: 999 of 1000 met against
+ * --attainment 99.9, 7 errors in 1000 against --max-error-rate 0.7%, the
+ * targets parsed as the flags parse them. As doubles 999 / 1000 is below
+ * 99.9 / 100 and 7 / 1000 above 0.7 / 100: both failed, the first with
+ * "attainment 99.9% < 99.9%". One more miss or error fails. */
+static void test_step_at_target(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    double x;
+    assert_int_equal(ll_parse_double("99.9", &x), 0);
+    set.attainment = x / 100;
+    set.slo.ttft_ns = 100 * MS;
+    struct sweep_step s;
+    /* 100 req/s: window ids 100..1099; 1 in 1000 fails (id 1000). */
+    make_step(&s, 0, 100, 50, 1000, &set);
+    assert_int_equal(s.stats.scheduled, 1000);
+    assert_int_equal(s.stats.slo_met, 999);
+    assert_true(s.slo_pass);
+    assert_string_equal(s.fail_reason, "");
+    sweep_step_free(&s);
+    /* ids 500 and 1000 fail: 998 of 1000. */
+    make_step(&s, 1, 100, 50, 500, &set);
+    assert_false(s.slo_pass);
+    assert_string_equal(s.fail_reason, "attainment 99.8% < 99.9%");
+    sweep_step_free(&s);
+
+    sweep_settings_init(&set);
+    assert_int_equal(ll_parse_double("0.7", &x), 0);
+    set.max_error_rate = x / 100;
+    /* ids 143, 286, ..., 1001 fail: 7 in 1000. */
+    make_step(&s, 2, 100, 50, 143, &set);
+    assert_int_equal(stats_errors(&s.stats), 7);
+    assert_true(s.slo_pass);
+    sweep_step_free(&s);
+    /* every 125th: ids 125 .. 1000, 8 in 1000 */
+    make_step(&s, 3, 100, 50, 125, &set);
+    assert_int_equal(stats_errors(&s.stats), 8);
+    assert_false(s.slo_pass);
+    assert_string_equal(s.fail_reason, "error rate 0.8% > 0.7%");
+    sweep_step_free(&s);
+}
+
 /* `run`'s self-check per step: lateness p99 over 1 ms makes the step
  * INVALID, whatever its SLO verdict (its latencies include the client's
  * delay), in its verdict, both spellings, and the one-line summary that
@@ -3222,7 +3266,7 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_binom_cdf), cmocka_unit_test(test_recovery),
           cmocka_unit_test(test_recovery_step), cmocka_unit_test(test_recovery_lead_in_passed),
           cmocka_unit_test(test_cost_forecast), cmocka_unit_test(test_step_figures),
-          cmocka_unit_test(test_step_cancelled_not_errors),
+          cmocka_unit_test(test_step_at_target), cmocka_unit_test(test_step_cancelled_not_errors),
           cmocka_unit_test(test_recovery_cancelled_miss), cmocka_unit_test(test_step_all_unjudged),
           cmocka_unit_test(test_server_table_kv), cmocka_unit_test(test_first_limit),
           cmocka_unit_test(test_step_invalid), SEARCH_TEST(test_findings_capacity),
