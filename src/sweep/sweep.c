@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/compare.h"
 #include "measure/verdict.h"
 #include "sweep/fit.h"
 #include "util/util.h"
@@ -636,11 +637,29 @@ uint32_t sweep_replicas_needed(double forecast_rps, double capacity_rps, double 
 
 /* ---- points, stops, findings ------------------------------------------ */
 
+/* Point pt's attainment over its k runs in the means, from the pooled
+ * counts point_means summed (sweep.h, struct sweep_point). */
+static void point_attainment(struct sweep_point *pt, uint32_t k)
+{
+    pt->attainment_lo = pt->attainment_hi = NAN;
+    pt->attainment_ci = 0;
+    if (pt->att_judged == 0) {
+        pt->attainment = NAN;
+        return;
+    }
+    pt->attainment = (double)pt->att_met / (double)pt->att_judged;
+    if (k < 2)
+        return;
+    cmp_wilson(pt->att_met, pt->att_judged, SWEEP_Z95, &pt->attainment_lo, &pt->attainment_hi);
+    pt->attainment_ci =
+        fmax(pt->attainment - pt->attainment_lo, pt->attainment_hi - pt->attainment);
+}
+
 /* The means of point pt over its runs from steps[first], judged ones
  * only when judged is set (docs/sweep.md, "--repeat"), and whether every
  * one of those is steady. The scratch arrays hold one value a run. */
 struct point_scratch {
-    double *g, *c, *a, *t, *x, *tp;
+    double *g, *c, *t, *x, *tp;
 };
 
 static void point_means(struct sweep_point *pt, const struct sweep_step *steps, size_t n,
@@ -656,13 +675,17 @@ static void point_means(struct sweep_point *pt, const struct sweep_step *steps, 
             continue;
         w->g[k] = s->goodput_rps;
         w->c[k] = s->completed_rps;
-        w->a[k] = s->attainment;
         w->t[k] = (double)s->ttft_ns[3] / 1e6;
         w->x[k] = s->achieved_rps;
         if (hist_count(s->stats.tpot))
             w->tp[ktp++] = (double)s->tpot_ns[3] / 1e6;
         err += s->error_rate;
         otps += s->output_tps;
+        if (!isnan(s->attainment)) {
+            pt->att_met += s->stats.slo_met;
+            pt->att_judged +=
+                s->stats.scheduled - LL_MIN(s->stats.slo_unjudged, s->stats.scheduled);
+        }
         pt->met_n += s->met_ended_in_window;
         pt->ok_n += s->ok_ended_in_window;
         pt->window_s += (double)s->f.window_ns / 1e9;
@@ -671,7 +694,7 @@ static void point_means(struct sweep_point *pt, const struct sweep_step *steps, 
     }
     fit_mean_ci95(w->g, k, &pt->goodput_rps, &pt->goodput_ci);
     fit_mean_ci95(w->c, k, &pt->completed_rps, &pt->completed_ci);
-    fit_mean_ci95(w->a, k, &pt->attainment, &pt->attainment_ci);
+    point_attainment(pt, k);
     fit_mean_ci95(w->t, k, &pt->ttft_p99_ms, &pt->ttft_p99_ci_ms);
     fit_mean_ci95(w->x, k, &pt->achieved_rps, &pt->achieved_ci);
     fit_mean_ci95(w->tp, ktp, &pt->tpot_p99_ms, &pt->tpot_p99_ci_ms);
@@ -687,7 +710,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
     struct point_scratch w = {
         ll_malloc((n + 1) * sizeof(double)), ll_malloc((n + 1) * sizeof(double)),
         ll_malloc((n + 1) * sizeof(double)), ll_malloc((n + 1) * sizeof(double)),
-        ll_malloc((n + 1) * sizeof(double)), ll_malloc((n + 1) * sizeof(double))};
+        ll_malloc((n + 1) * sizeof(double))};
     for (size_t i = 0; i < n; i++) {
         if (steps[i].f.recovery)
             continue;
@@ -754,7 +777,6 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
     }
     free(w.g);
     free(w.c);
-    free(w.a);
     free(w.t);
     free(w.x);
     free(w.tp);

@@ -34,6 +34,8 @@ extern const char *const sweep_pct_keys[SWEEP_NPCT]; /* "p50" ... "max" */
 #define SWEEP_DEFAULT_ATTAINMENT 0.99
 #define SWEEP_DEFAULT_MAX_ERROR_RATE 0.10
 #define SWEEP_DEFAULT_HEADROOM 0.8
+/* z at 97.5%: the two-sided 95% intervals' quantile of the normal. */
+#define SWEEP_Z95 1.959963984540054
 /* Without --ttft-limit the safety limit is this many times the SLO's TTFT,
  * or SWEEP_DEFAULT_TTFT_LIMIT_NS when the SLO has no TTFT. */
 #define SWEEP_TTFT_LIMIT_SLO_FACTOR 20
@@ -514,7 +516,16 @@ struct sweep_point {
                                   * their means, or all n repeats' when none was */
     double goodput_rps, goodput_ci; /* mean, and half-width of its 95% interval (0 over one) */
     double completed_rps, completed_ci;
-    double attainment, attainment_ci;   /* NAN without an SLO */
+    /* The share of its runs' judged requests that met the SLO, pooled
+     * (att_met of att_judged); NAN without an SLO. attainment_lo and _hi
+     * bound it: the Wilson score interval of the pooled counts at 95%,
+     * over two judged runs or more (NAN over one, as every interval
+     * here); attainment_ci is the larger of its two sides (0 over one
+     * run). A Student-t over two runs' shares read "100.0% +- 0.0%" from
+     * two runs of a dozen requests, and "50.0% +- 635.3%". */
+    double attainment, attainment_ci;
+    double attainment_lo, attainment_hi;
+    uint64_t att_met, att_judged;
     double ttft_p99_ms, ttft_p99_ci_ms;
     double achieved_rps, achieved_ci;
     double tpot_p99_ms, tpot_p99_ci_ms; /* over those with a TPOT (NAN: none had) */

@@ -1854,9 +1854,55 @@ static void test_repeat_labels(void **state)
     const char *at = strstr(m10, want);
     if (!at || at > eol)
         fail_msg("expected \"%s\" in the 10 req/s mean line:\n%s", want, out);
-    assert_non_null(strstr(m10, "attainment 100.0% +- 0.0%"));
+    /* 100 of 100 in each run, pooled: 200, Wilson's lower bound 98.1%. */
+    assert_non_null(strstr(m10, "attainment 100.0% of 200 [98.1%, 100.0%]"));
     free(out);
     for (int i = 0; i < 5; i++)
+        sweep_step_free(&steps[i]);
+}
+
+/* A rate's attainment over its runs is their requests pooled, bounded by
+ * the Wilson interval of the counts: two runs of 20 requests at 2 req/s,
+ * one meeting the SLO throughout and one missing throughout, are 20 of 40,
+ * [35.2%, 64.8%]; a Student-t over the two shares read "50.0% +- 635.3%".
+ * Two runs that met throughout are 40 of 40, [91.2%, 100%], not "100.0%
+ * +- 0.0%". */
+static void test_points_attainment_pooled(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.slo.ttft_ns = 100 * MS;
+    struct sweep_step steps[4];
+    make_step(&steps[0], 0, 2, 50, 0, &set);
+    make_step(&steps[1], 1, 2, 150, 0, &set);
+    make_step(&steps[2], 2, 3, 50, 0, &set);
+    make_step(&steps[3], 3, 3, 50, 0, &set);
+    steps[1].f.repeat = steps[3].f.repeat = 1;
+    assert_int_equal(steps[0].stats.scheduled, 20);
+    struct sweep_point pts[4];
+    assert_int_equal(sweep_points_build(steps, 4, pts), 2);
+    assert_int_equal(pts[0].att_met, 20);
+    assert_int_equal(pts[0].att_judged, 40);
+    ASSERT_NEAR(pts[0].attainment, 0.5, 1e-12);
+    ASSERT_NEAR(pts[0].attainment_lo, 0.351995269, 1e-8);
+    ASSERT_NEAR(pts[0].attainment_hi, 0.648004731, 1e-8);
+    ASSERT_NEAR(pts[0].attainment_ci, 0.148004731, 1e-8);
+    assert_int_equal(pts[1].att_judged, 60);
+    ASSERT_NEAR(pts[1].attainment, 1, 0);
+    ASSERT_NEAR(pts[1].attainment_lo, 60.0 / (60 + SWEEP_Z95 * SWEEP_Z95), 1e-12);
+    ASSERT_NEAR(pts[1].attainment_hi, 1, 0);
+    char *out = print_table(steps, 4, &set);
+    if (!strstr(out, "attainment 50.0% of 40 [35.2%, 64.8%]") ||
+        !strstr(out, "attainment 100.0% of 60 [94.0%, 100.0%]"))
+        fail_msg("pooled attainment lines:\n%s", out);
+    free(out);
+    /* One judged run: its share, no interval. */
+    assert_int_equal(sweep_points_build(steps, 1, pts), 1);
+    ASSERT_NEAR(pts[0].attainment, 1, 0);
+    assert_true(isnan(pts[0].attainment_lo) && isnan(pts[0].attainment_hi));
+    ASSERT_NEAR(pts[0].attainment_ci, 0, 0);
+    for (int i = 0; i < 4; i++)
         sweep_step_free(&steps[i]);
 }
 
@@ -3282,9 +3328,10 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           cmocka_unit_test(test_stop_plateau_widest_span),
           cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_stop_error_rate_repeat),
           cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_points_repeat_unjudged),
-          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
-          cmocka_unit_test(test_late_json), cmocka_unit_test(test_facts_index_range),
-          cmocka_unit_test(test_step_invalid_whose), cmocka_unit_test(test_class_all_unjudged),
+          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_points_attainment_pooled),
+          cmocka_unit_test(test_facts_round_trip), cmocka_unit_test(test_late_json),
+          cmocka_unit_test(test_facts_index_range), cmocka_unit_test(test_step_invalid_whose),
+          cmocka_unit_test(test_class_all_unjudged),
           cmocka_unit_test(test_class_all_cancelled_no_slo), CLASS_TEST(test_class_step_figures),
           cmocka_unit_test(test_class_unmeasured_cancelled), CLASS_TEST(test_class_findings),
           CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
