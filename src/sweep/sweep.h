@@ -43,6 +43,14 @@ extern const char *const sweep_pct_keys[SWEEP_NPCT]; /* "p50" ... "max" */
 /* Goodput is "falling" at a point when it is below this fraction of the
  * best goodput of the points before the last two. */
 #define SWEEP_GOODPUT_FALL 0.95
+/* The knee's rule: below a knee completions follow the offered rate at
+ * slope 1, so a fit whose slope below lies outside [0.8, 1.25] (25% off,
+ * either way) is no knee. On the sim (capacity 11.8 req/s, 2 s and 5 s
+ * steps) fits with slopes of 1.27 to 2.50 put the knee at 4 to 10 req/s;
+ * every fit on the offered rate within 10% of the capacity had 0.85 to
+ * 1.10 (docs/sweep.md, "Findings", has the table). */
+#define SWEEP_KNEE_SLOPE_MIN 0.8
+#define SWEEP_KNEE_SLOPE_MAX 1.25
 /* ...and a fall (or a plateau's shortfall) must be beyond the counting
  * noise of the two windows: the later count, given the two counts' sum,
  * is Binomial under "no fall", and the fall stands when its lower tail
@@ -762,8 +770,10 @@ struct sweep_findings {
     int capacity_coarse;         /* 1: an unknown rate lies between the capacity and the
                                   * first failing rate: the capacity is bracketed more
                                   * coarsely than the steps (the findings say so) */
-    struct fit_knee knee;        /* completions against achieved (sent) load: the same
-                                  * requests on both axes, so Poisson noise cancels */
+    struct fit_knee knee;        /* completed/s against the offered rate (found 0 as
+                                  * well when knee_slope_off) */
+    int knee_slope_off;          /* 1: the hinge bent, but its slope below lay outside
+                                  * [SWEEP_KNEE_SLOPE_MIN, SWEEP_KNEE_SLOPE_MAX]: no knee */
     double operate_rps;          /* headroom x capacity */
     uint32_t replicas_needed;    /* for forecast_rps; 0 = no forecast */
     double cost_at_capacity;     /* per million output tokens; NAN = none */

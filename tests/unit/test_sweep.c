@@ -877,6 +877,73 @@ static void search_run(struct search *s, size_t n, const double *rates, const ui
     sweep_findings_text(&s->fd, &s->set, "", s->text, sizeof s->text);
 }
 
+/* The knee over eight steps offered 2, 4, ..., 16 req/s whose achieved
+ * and completed rates are set to achieved[] and completed[] (the rest of
+ * each step synthetic): findings and text into s. */
+static void knee_run(struct search *s, const double *achieved, const double *completed)
+{
+    static const double rates[8] = {2, 4, 6, 8, 10, 12, 14, 16};
+    static const uint64_t ttft[8] = {30, 30, 30, 30, 30, 30, 30, 30};
+    search_run(s, 8, rates, ttft, NULL);
+    for (size_t i = 0; i < 8; i++) {
+        s->steps[i].achieved_rps = achieved[i];
+        s->steps[i].completed_rps = completed[i];
+    }
+    sweep_findings_compute(s->steps, 8, s->pts, 8, &s->set, &s->fd);
+    sweep_findings_text(&s->fd, &s->set, "", s->text, sizeof s->text);
+}
+
+/* The knee is completed/s against the offered rate. Completions that
+ * ended in a window are not the window's sends (warm-up ones are among
+ * them), so a step offered 8 req/s that sent 6/s in its window while
+ * 9.5/s ended there (a server of capacity 12) bent the fit on the sends
+ * at 7.5 req/s, slope 1.48 below it. On the offered rate the knee is at
+ * 11.3, slope 1.08 below, 0 above. */
+static void test_findings_knee_offered(void **state)
+{
+    struct search *s = *state;
+    static const double sent[8] = {2, 4, 6, 6, 10, 12, 14, 16};
+    static const double done[8] = {2, 4, 6, 9.5, 10, 12, 12, 12};
+    knee_run(s, sent, done);
+    assert_true(s->fd.knee.found);
+    ASSERT_NEAR(s->fd.knee.knee_x, 11.3, 0.01);
+    ASSERT_NEAR(s->fd.knee.slope_below, 1.075, 0.001);
+    ASSERT_NEAR(s->fd.knee.slope_above, 0, 0.001);
+    if (!strstr(s->text, "saturation knee: 11.3 req/s offered"))
+        fail_msg("%s", s->text);
+    /* The fit on the sends, as it was. */
+    struct fit_knee k;
+    fit_knee(sent, done, 8, &k);
+    ASSERT_NEAR(k.knee_x, 7.54, 0.01);
+    ASSERT_NEAR(k.slope_below, 1.477, 0.001);
+}
+
+/* A bend whose slope below is far from 1 is the steps' noise, not a knee:
+ * completions that rose at 2 per offered req/s up to 10 and then held at
+ * 12 say the low steps were noisy, not where the server saturated. No
+ * knee, and the text says why. */
+static void test_findings_knee_slope_off(void **state)
+{
+    struct search *s = *state;
+    static const double rates[8] = {2, 4, 6, 8, 10, 12, 14, 16};
+    static const double done[8] = {0.5, 1, 5, 9, 12, 12, 12, 12};
+    knee_run(s, rates, done);
+    assert_false(s->fd.knee.found);
+    assert_true(s->fd.knee_slope_off);
+    assert_true(s->fd.knee.slope_below > 1.25);
+    if (!strstr(s->text, "saturation knee: not found: the fit bent at ") ||
+        !strstr(s->text, "not about 1 (0.80-1.25): the steps are too noisy to place a knee"))
+        fail_msg("%s", s->text);
+    /* Slope 1.2 below (within the band): a knee. */
+    static const double ok[8] = {2.4, 4.8, 7.2, 9.6, 12, 12, 12, 12};
+    for (size_t i = 0; i < 8; i++)
+        sweep_step_free(&s->steps[i]);
+    knee_run(s, rates, ok);
+    assert_true(s->fd.knee.found);
+    assert_false(s->fd.knee_slope_off);
+    ASSERT_NEAR(s->fd.knee.knee_x, 10, 0.05);
+}
+
 /* Capacity: points 2, 4, 6 pass, 8 fails (TTFT), 10 fails: capacity 6 and
  * the next step shown failing is 8. */
 static void test_findings_capacity(void **state)
@@ -3320,6 +3387,7 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           SEARCH_TEST(test_findings_lowest_judged), cmocka_unit_test(test_first_limit_at_lowest),
           cmocka_unit_test(test_steady_short_series), cmocka_unit_test(test_series_add),
           SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_disputed),
+          SEARCH_TEST(test_findings_knee_offered), SEARCH_TEST(test_findings_knee_slope_off),
           SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_rerun_unjudged),
           SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
           SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
