@@ -256,13 +256,17 @@ void expect_format(const struct expect_set *set, char *buf, size_t len)
     }
 }
 
-static int passes(enum expect_op op, double v, double b)
+/* Whether v passes op against bound b in unit u. A share is compared as
+ * stats_share_cmp compares it: an error rate of exactly 7 in 1000 is
+ * "<= 0.7%", though 7 / 1000 and 0.7 / 100 are different doubles. */
+static int passes(enum expect_op op, enum expect_unit u, double v, double b)
 {
+    int c = u == EXPECT_SHARE ? stats_share_cmp(v, b) : (v > b) - (v < b);
     switch (op) {
-    case EXPECT_LT: return v < b;
-    case EXPECT_LE: return v <= b;
-    case EXPECT_GT: return v > b;
-    case EXPECT_GE: return v >= b;
+    case EXPECT_LT: return c < 0;
+    case EXPECT_LE: return c <= 0;
+    case EXPECT_GT: return c > 0;
+    case EXPECT_GE: return c >= 0;
     }
     return 0;
 }
@@ -286,7 +290,7 @@ json_t *expect_eval(const struct expect_set *set, const struct expect_figures *f
     for (size_t i = 0; i < set->n; i++) {
         const struct expect_item *it = &set->item[i];
         double v = expect_figure(it->metric, fig);
-        int ok = isfinite(v) && passes(it->op, v, it->bound);
+        int ok = isfinite(v) && passes(it->op, it->unit, v, it->bound);
         json_t *o = json_object();
         json_object_set_new(o, "expect", json_string(it->text));
         json_object_set_new(o, "metric", json_string(it->metric));

@@ -375,6 +375,16 @@ double stats_attainment(const struct stats *s)
     return judged ? (double)s->slo_met / (double)judged : NAN;
 }
 
+int stats_share_cmp(double share, double target)
+{
+    double tol = STATS_SHARE_REL_TOL * fmax(fabs(share), fabs(target));
+    if (share < target - tol)
+        return -1;
+    if (share > target + tol)
+        return 1;
+    return 0;
+}
+
 uint64_t stats_failed(const struct stats *s)
 {
     return s->completed - s->by_kind[REC_OK];

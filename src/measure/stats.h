@@ -272,6 +272,22 @@ double stats_attainment(const struct stats *s);
 /* Records of any kind other than ok. */
 uint64_t stats_failed(const struct stats *s);
 
+/* Where a measured share stands against a target share that a user gave as
+ * a percentage (--attainment 99.9, --max-error-rate 0.7%, --expect
+ * error_rate<1%, --fail-on's pp): -1 below, 0 equal, 1 above. The share is
+ * a ratio of counts (k / n) and the target a decimal over 100, each
+ * rounded once or twice on its way to a double, so an exact 999 / 1000
+ * reads 0.999 while 99.9 / 100 reads 0.99900000000000011, and a step at
+ * exactly the target failed with "attainment 99.9% < 99.9%". Two values
+ * within STATS_SHARE_REL_TOL of each other, relative to the larger, are
+ * equal: the roundings are under 1e-15 relative, and two different ratios
+ * k / n and a decimal target with d places (after the point of the
+ * fraction) differ by at least 1 / (n 10^d), more than the tolerance for
+ * any n up to 1e12 / 10^d (a billion requests at 99.9%). A NAN on either
+ * side reads 0: callers that must not pass a NAN check for it first. */
+#define STATS_SHARE_REL_TOL 1e-12
+int stats_share_cmp(double share, double target);
+
 /* The error rate every verdict and figure uses (a sweep step's, a class's,
  * an endpoint's, --expect's and compare's): the requests that ended in an
  * error over the requests the client let end. A request the client

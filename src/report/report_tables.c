@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "measure/stats.h"
 #include "report/report_int.h"
 #include "util/util.h"
 
@@ -70,7 +71,7 @@ static void report_table_row(struct strbuf *b, const struct report *r, size_t i)
     report_td(b, s->completed_rps, 0);
     report_td(b, s->goodput_rps, 0);
     report_td(b, s->attainment * 100.0,
-              r->attainment_target > 0 && s->attainment < r->attainment_target);
+              r->attainment_target > 0 && stats_share_cmp(s->attainment, r->attainment_target) < 0);
     report_td(b, s->input_tps, 0);
     report_td(b, s->output_tps, 0);
     static const int tp[4] = {REPORT_P50, REPORT_P90, REPORT_P99, REPORT_MAX};
@@ -262,7 +263,8 @@ static void report_class_row(struct strbuf *b, const struct report *r, size_t i,
     report_td(b, cs->achieved_rps, 0);
     report_td(b, cs->goodput_rps, 0);
     report_td(b, cs->attainment * 100.0,
-              r->attainment_target > 0 && cs->attainment < r->attainment_target);
+              r->attainment_target > 0 &&
+                  stats_share_cmp(cs->attainment, r->attainment_target) < 0);
     int ok = cs->ok > 0;
     report_td_ns(b, cs->ttft_ns[REPORT_P50], 1e6, ok);
     report_td_ns(b, cs->ttft_ns[REPORT_P99], 1e6, ok);

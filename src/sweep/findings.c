@@ -140,6 +140,27 @@ static void routing_findings(const struct sweep_step *steps, size_t n, struct sw
     }
 }
 
+/* The saturation knee of completed/s (y) against the offered rate (x)
+ * over m judged load steps (docs/sweep.md, "Findings"). Below a knee the
+ * server finishes what it is offered, so completions follow the offered
+ * rate at slope 1; a fit whose slope below its bend lies outside
+ * [SWEEP_KNEE_SLOPE_MIN, SWEEP_KNEE_SLOPE_MAX] bent on the steps' noise,
+ * not on a limit: no knee (found 0), and knee_slope_off says why. The
+ * offered rate is the x because it is the schedule's, free of noise:
+ * completions that ended in the window are other requests than the
+ * window's sends (warm-up ones among them), so the sends' Poisson noise
+ * did not cancel, it bent the fit (a knee of 7.9 req/s at slope 2.50
+ * below it, on a server of 11.8 req/s). */
+static void knee_fit(const double *x, const double *y, size_t m, struct sweep_findings *out)
+{
+    fit_knee(x, y, m, &out->knee);
+    if (out->knee.found && !(out->knee.slope_below >= SWEEP_KNEE_SLOPE_MIN &&
+                             out->knee.slope_below <= SWEEP_KNEE_SLOPE_MAX)) {
+        out->knee.found = 0;
+        out->knee_slope_off = 1;
+    }
+}
+
 void sweep_findings_compute(const struct sweep_step *steps, size_t n,
                             const struct sweep_point *points, size_t n_points,
                             const struct sweep_settings *set, struct sweep_findings *out)
@@ -289,11 +310,11 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
         }
         if (!sweep_step_judged(&steps[i])) /* the client's figures, or a cut window */
             continue;
-        x[m] = steps[i].achieved_rps;
+        x[m] = steps[i].f.offered_rps;
         y[m] = steps[i].completed_rps;
         m++;
     }
-    fit_knee(x, y, m, &out->knee);
+    knee_fit(x, y, m, out);
     free(x);
     free(y);
     /* Over every point: an empty or INVALID one before the lead-in's rate
@@ -466,6 +487,13 @@ static void put_sizing(const struct sweep_findings *fd, const struct sweep_setti
                 "%.2f above; %.3g req/s at the knee)\n",
                 fd->knee.knee_x, fabs(fd->knee.slope_below) < 0.005 ? 0 : fd->knee.slope_below,
                 fabs(fd->knee.slope_above) < 0.005 ? 0 : fd->knee.slope_above, fd->knee.y_at_knee);
+    else if (fd->knee_slope_off)
+        ll_putf(buf, len, at,
+                "saturation knee: not found: the fit bent at %.3g req/s, but completions "
+                "followed the offered load at slope %.2f below it, not about 1 (%.2f-%.2f): "
+                "the steps are too noisy to place a knee (lengthen --step-duration, or "
+                "--repeat)\n",
+                fd->knee.knee_x, fd->knee.slope_below, SWEEP_KNEE_SLOPE_MIN, SWEEP_KNEE_SLOPE_MAX);
     else
         ll_putf(buf, len, at,
                 "saturation knee: not found (completions kept following offered load)\n");

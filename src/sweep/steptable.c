@@ -326,14 +326,15 @@ static void fmt_ci(char *buf, size_t len, const char *fmt, double mean, double c
 
 /* Point p's line under its last step in the table (a rate run more than
  * once): the mean of its runs, each figure with the half-width of its
- * 95% Student-t interval. A point with an unjudged run (INVALID, empty or
+ * 95% Student-t interval, but attainment: its runs' requests pooled, of
+ * how many, in its 95% Wilson interval. A point with an unjudged run (INVALID, empty or
  * cut) has the mean of its judged runs (sweep_points_build), and the line
  * says how many; over one judged run there is no interval. */
 static void print_point_mean(FILE *f, const struct sweep_point *p, int indent)
 {
     int one = p->n_judged == 1;
     double no = NAN;
-    char runs[64], x[56], g[56], att[72] = "", tt[48], tp[64] = "";
+    char runs[64], x[56], g[56], att[96] = "", tt[48], tp[64] = "";
     if (p->n_judged == p->n)
         snprintf(runs, sizeof runs, "mean of %u runs +- 95%% CI", p->n);
     else if (one)
@@ -345,11 +346,15 @@ static void print_point_mean(FILE *f, const struct sweep_point *p, int indent)
         snprintf(runs, sizeof runs, "mean of %u runs (none judged) +- 95%% CI", p->n);
     fmt_ci(x, sizeof x, "%.3g", p->achieved_rps, one ? no : p->achieved_ci, 1);
     fmt_ci(g, sizeof g, "%.3g", p->goodput_rps, one ? no : p->goodput_ci, 1);
-    if (!isnan(p->attainment)) {
-        char a[56];
-        fmt_ci(a, sizeof a, "%.1f%%", p->attainment, one ? no : p->attainment_ci, 100);
-        snprintf(att, sizeof att, ", attainment %s", a);
-    }
+    /* Attainment is the runs' requests pooled, with the Wilson interval
+     * of the counts: a share of a few dozen requests is not known to
+     * +- 0.0% because two runs agreed. */
+    if (!isnan(p->attainment) && isnan(p->attainment_lo))
+        snprintf(att, sizeof att, ", attainment %.1f%%", 100 * p->attainment);
+    else if (!isnan(p->attainment))
+        snprintf(att, sizeof att, ", attainment %.1f%% of %" PRIu64 " [%.1f%%, %.1f%%]",
+                 100 * p->attainment, p->att_judged, 100 * p->attainment_lo,
+                 100 * p->attainment_hi);
     fmt_ms_ci(tt, sizeof tt, p->ttft_p99_ms, one ? no : p->ttft_p99_ci_ms);
     if (!isnan(p->tpot_p99_ms)) {
         char t[48];

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/compare.h"
 #include "measure/verdict.h"
 #include "sweep/fit.h"
 #include "util/util.h"
@@ -419,10 +420,10 @@ static void class_finish(struct sweep_step *s, size_t k, const struct sweep_sett
     c->fail_reason[0] = '\0';
     if (st->scheduled == 0) {
         /* no request of the class in the window: nothing failed */
-    } else if (c->have_slo && c->attainment < set->attainment) {
+    } else if (c->have_slo && stats_share_cmp(c->attainment, set->attainment) < 0) {
         snprintf(c->fail_reason, sizeof c->fail_reason, "attainment %.1f%% < %.4g%%",
                  100 * c->attainment, 100 * set->attainment);
-    } else if (!c->have_slo && c->error_rate > set->max_error_rate) {
+    } else if (!c->have_slo && stats_share_cmp(c->error_rate, set->max_error_rate) > 0) {
         snprintf(c->fail_reason, sizeof c->fail_reason, "error rate %.1f%% > %.4g%%",
                  100 * c->error_rate, 100 * set->max_error_rate);
     } else if (!s->steady) {
@@ -531,10 +532,10 @@ void sweep_step_finish(struct sweep_step *s, const struct sweep_settings *set)
         snprintf(s->fail_reason, sizeof s->fail_reason,
                  "no request judged: the client cancelled all %" PRIu64 "%s", st->completed,
                  have_slo ? " before the SLO was decided" : " (no error rate)");
-    } else if (have_slo && s->attainment < set->attainment) {
+    } else if (have_slo && stats_share_cmp(s->attainment, set->attainment) < 0) {
         snprintf(s->fail_reason, sizeof s->fail_reason, "attainment %.1f%% < %.4g%%",
                  100 * s->attainment, 100 * set->attainment);
-    } else if (!have_slo && s->error_rate > set->max_error_rate) {
+    } else if (!have_slo && stats_share_cmp(s->error_rate, set->max_error_rate) > 0) {
         snprintf(s->fail_reason, sizeof s->fail_reason, "error rate %.1f%% > %.4g%%",
                  100 * s->error_rate, 100 * set->max_error_rate);
     } else if (!s->steady) {
@@ -636,11 +637,29 @@ uint32_t sweep_replicas_needed(double forecast_rps, double capacity_rps, double 
 
 /* ---- points, stops, findings ------------------------------------------ */
 
+/* Point pt's attainment over its k runs in the means, from the pooled
+ * counts point_means summed (sweep.h, struct sweep_point). */
+static void point_attainment(struct sweep_point *pt, uint32_t k)
+{
+    pt->attainment_lo = pt->attainment_hi = NAN;
+    pt->attainment_ci = 0;
+    if (pt->att_judged == 0) {
+        pt->attainment = NAN;
+        return;
+    }
+    pt->attainment = (double)pt->att_met / (double)pt->att_judged;
+    if (k < 2)
+        return;
+    cmp_wilson(pt->att_met, pt->att_judged, SWEEP_Z95, &pt->attainment_lo, &pt->attainment_hi);
+    pt->attainment_ci =
+        fmax(pt->attainment - pt->attainment_lo, pt->attainment_hi - pt->attainment);
+}
+
 /* The means of point pt over its runs from steps[first], judged ones
  * only when judged is set (docs/sweep.md, "--repeat"), and whether every
  * one of those is steady. The scratch arrays hold one value a run. */
 struct point_scratch {
-    double *g, *c, *a, *t, *x, *tp;
+    double *g, *c, *t, *x, *tp;
 };
 
 static void point_means(struct sweep_point *pt, const struct sweep_step *steps, size_t n,
@@ -656,13 +675,17 @@ static void point_means(struct sweep_point *pt, const struct sweep_step *steps, 
             continue;
         w->g[k] = s->goodput_rps;
         w->c[k] = s->completed_rps;
-        w->a[k] = s->attainment;
         w->t[k] = (double)s->ttft_ns[3] / 1e6;
         w->x[k] = s->achieved_rps;
         if (hist_count(s->stats.tpot))
             w->tp[ktp++] = (double)s->tpot_ns[3] / 1e6;
         err += s->error_rate;
         otps += s->output_tps;
+        if (!isnan(s->attainment)) {
+            pt->att_met += s->stats.slo_met;
+            pt->att_judged +=
+                s->stats.scheduled - LL_MIN(s->stats.slo_unjudged, s->stats.scheduled);
+        }
         pt->met_n += s->met_ended_in_window;
         pt->ok_n += s->ok_ended_in_window;
         pt->window_s += (double)s->f.window_ns / 1e9;
@@ -671,7 +694,7 @@ static void point_means(struct sweep_point *pt, const struct sweep_step *steps, 
     }
     fit_mean_ci95(w->g, k, &pt->goodput_rps, &pt->goodput_ci);
     fit_mean_ci95(w->c, k, &pt->completed_rps, &pt->completed_ci);
-    fit_mean_ci95(w->a, k, &pt->attainment, &pt->attainment_ci);
+    point_attainment(pt, k);
     fit_mean_ci95(w->t, k, &pt->ttft_p99_ms, &pt->ttft_p99_ci_ms);
     fit_mean_ci95(w->x, k, &pt->achieved_rps, &pt->achieved_ci);
     fit_mean_ci95(w->tp, ktp, &pt->tpot_p99_ms, &pt->tpot_p99_ci_ms);
@@ -713,7 +736,7 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
     struct point_scratch w = {
         ll_malloc((n + 1) * sizeof(double)), ll_malloc((n + 1) * sizeof(double)),
         ll_malloc((n + 1) * sizeof(double)), ll_malloc((n + 1) * sizeof(double)),
-        ll_malloc((n + 1) * sizeof(double)), ll_malloc((n + 1) * sizeof(double))};
+        ll_malloc((n + 1) * sizeof(double))};
     for (size_t i = 0; i < n; i++) {
         if (steps[i].f.recovery)
             continue;
@@ -781,7 +804,6 @@ size_t sweep_points_build(const struct sweep_step *steps, size_t n, struct sweep
     }
     free(w.g);
     free(w.c);
-    free(w.a);
     free(w.t);
     free(w.x);
     free(w.tp);
@@ -809,7 +831,7 @@ int sweep_stop_check(const struct sweep_point *points, size_t n, const struct sw
         return 0;
     const struct sweep_point *last = &points[n - 1];
     char a[16], b[16];
-    if (last->error_rate > set->max_error_rate) {
+    if (stats_share_cmp(last->error_rate, set->max_error_rate) > 0) {
         snprintf(reason, len, "error rate %.1f%% > %.4g%% at %.4g req/s", 100 * last->error_rate,
                  100 * set->max_error_rate, last->offered_rps);
         return 1;

@@ -34,6 +34,8 @@ extern const char *const sweep_pct_keys[SWEEP_NPCT]; /* "p50" ... "max" */
 #define SWEEP_DEFAULT_ATTAINMENT 0.99
 #define SWEEP_DEFAULT_MAX_ERROR_RATE 0.10
 #define SWEEP_DEFAULT_HEADROOM 0.8
+/* z at 97.5%: the two-sided 95% intervals' quantile of the normal. */
+#define SWEEP_Z95 1.959963984540054
 /* Without --ttft-limit the safety limit is this many times the SLO's TTFT,
  * or SWEEP_DEFAULT_TTFT_LIMIT_NS when the SLO has no TTFT. */
 #define SWEEP_TTFT_LIMIT_SLO_FACTOR 20
@@ -41,6 +43,14 @@ extern const char *const sweep_pct_keys[SWEEP_NPCT]; /* "p50" ... "max" */
 /* Goodput is "falling" at a point when it is below this fraction of the
  * best goodput of the points before the last two. */
 #define SWEEP_GOODPUT_FALL 0.95
+/* The knee's rule: below a knee completions follow the offered rate at
+ * slope 1, so a fit whose slope below lies outside [0.8, 1.25] (25% off,
+ * either way) is no knee. On the sim (capacity 11.8 req/s, 2 s and 5 s
+ * steps) fits with slopes of 1.27 to 2.50 put the knee at 4 to 10 req/s;
+ * every fit on the offered rate within 10% of the capacity had 0.85 to
+ * 1.10 (docs/sweep.md, "Findings", has the table). */
+#define SWEEP_KNEE_SLOPE_MIN 0.8
+#define SWEEP_KNEE_SLOPE_MAX 1.25
 /* ...and a fall (or a plateau's shortfall) must be beyond the counting
  * noise of the two windows: the later count, given the two counts' sum,
  * is Binomial under "no fall", and the fall stands when its lower tail
@@ -514,7 +524,16 @@ struct sweep_point {
                                   * their means, or all n repeats' when none was */
     double goodput_rps, goodput_ci; /* mean, and half-width of its 95% interval (0 over one) */
     double completed_rps, completed_ci;
-    double attainment, attainment_ci;   /* NAN without an SLO */
+    /* The share of its runs' judged requests that met the SLO, pooled
+     * (att_met of att_judged); NAN without an SLO. attainment_lo and _hi
+     * bound it: the Wilson score interval of the pooled counts at 95%,
+     * over two judged runs or more (NAN over one, as every interval
+     * here); attainment_ci is the larger of its two sides (0 over one
+     * run). A Student-t over two runs' shares read "100.0% +- 0.0%" from
+     * two runs of a dozen requests, and "50.0% +- 635.3%". */
+    double attainment, attainment_ci;
+    double attainment_lo, attainment_hi;
+    uint64_t att_met, att_judged;
     double ttft_p99_ms, ttft_p99_ci_ms;
     double achieved_rps, achieved_ci;
     double tpot_p99_ms, tpot_p99_ci_ms; /* over those with a TPOT (NAN: none had) */
@@ -782,8 +801,10 @@ struct sweep_findings {
     int capacity_coarse;         /* 1: an unknown rate lies between the capacity and the
                                   * first failing rate: the capacity is bracketed more
                                   * coarsely than the steps (the findings say so) */
-    struct fit_knee knee;        /* completions against achieved (sent) load: the same
-                                  * requests on both axes, so Poisson noise cancels */
+    struct fit_knee knee;        /* completed/s against the offered rate (found 0 as
+                                  * well when knee_slope_off) */
+    int knee_slope_off;          /* 1: the hinge bent, but its slope below lay outside
+                                  * [SWEEP_KNEE_SLOPE_MIN, SWEEP_KNEE_SLOPE_MAX]: no knee */
     double operate_rps;          /* headroom x capacity */
     uint32_t replicas_needed;    /* for forecast_rps; 0 = no forecast */
     double cost_at_capacity;     /* per million output tokens; NAN = none */

@@ -728,7 +728,8 @@ static void check_printed(const char *what, double got, double want, double half
  * terminal and report.html (steps.csv keeps its 0-based repeat), and under
  * each rate's second run the terminal prints the mean of the two runs'
  * own figures (summary.json's steps) with the half-width of the 95%
- * Student-t interval, which for two runs is t(0.975, 1) |a - b| / 2. */
+ * Student-t interval, which for two runs is t(0.975, 1) |a - b| / 2;
+ * attainment pools the two runs' requests, in their Wilson interval. */
 static void test_sweep_repeat_mean(void **state)
 {
     harness_small_sim_start(NULL);
@@ -761,25 +762,26 @@ static void test_sweep_repeat_mean(void **state)
         const char *line = strstr(s.out, head);
         if (!line || line < strstr(s.out, labels[2 * r + 1]))
             fail_msg("no \"%s\" line under step %zu r2 in:\n%s", head, 2 * r + 1, s.out);
-        double ach, ach_ci, gp, gp_ci, att, att_ci;
+        double ach, ach_ci, gp, gp_ci, att, att_lo, att_hi;
+        unsigned long att_n;
         char tt[32], tt_ci[32], tp[32], tp_ci[32];
         int got = sscanf(line + strlen(head),
-                         "achieved %lf +- %lf, goodput %lf +- %lf req/s, attainment %lf%% +- "
-                         "%lf%%, TTFT p99 %31[^ ] +- %31[^,], TPOT p99 %31[^ ] +- %31[^\n]",
-                         &ach, &ach_ci, &gp, &gp_ci, &att, &att_ci, tt, tt_ci, tp, tp_ci);
-        if (got != 10)
+                         "achieved %lf +- %lf, goodput %lf +- %lf req/s, attainment %lf%% of %lu "
+                         "[%lf%%, %lf%%], TTFT p99 %31[^ ] +- %31[^,], TPOT p99 %31[^ ] +- "
+                         "%31[^\n]",
+                         &ach, &ach_ci, &gp, &gp_ci, &att, &att_n, &att_lo, &att_hi, tt, tt_ci, tp,
+                         tp_ci);
+        if (got != 12)
             fail_msg("unparsed mean line (%d fields): %.200s", got, line);
-        static const char *const keys[] = {"achieved_rps", "goodput_rps", "attainment",
-                                           "latency_ns.ttft.p99", "latency_ns.tpot.p99"};
-        double printed[5][2], half[5][2] = {{0}};
+        static const char *const keys[] = {"achieved_rps", "goodput_rps", "latency_ns.ttft.p99",
+                                           "latency_ns.tpot.p99"};
+        double printed[4][2], half[4][2] = {{0}};
         printed[0][0] = ach, printed[0][1] = ach_ci;
         printed[1][0] = gp, printed[1][1] = gp_ci;
-        printed[2][0] = att / 100, printed[2][1] = att_ci / 100;
-        half[2][0] = half[2][1] = 0.0005;
-        printed[3][0] = parse_duration(tt, &half[3][0]);
-        printed[3][1] = parse_duration(tt_ci, &half[3][1]);
-        printed[4][0] = parse_duration(tp, &half[4][0]);
-        printed[4][1] = parse_duration(tp_ci, &half[4][1]);
+        printed[2][0] = parse_duration(tt, &half[2][0]);
+        printed[2][1] = parse_duration(tt_ci, &half[2][1]);
+        printed[3][0] = parse_duration(tp, &half[3][0]);
+        printed[3][1] = parse_duration(tp_ci, &half[3][1]);
         for (size_t k = 0; k < LL_ARRAY_LEN(keys); k++) {
             double x = harness_num(a, keys[k]), y = harness_num(b, keys[k]);
             char what[80];
@@ -788,8 +790,15 @@ static void test_sweep_repeat_mean(void **state)
             snprintf(what, sizeof what, "%g req/s %s 95%% half-width", rates[r], keys[k]);
             check_printed(what, printed[k][1], t975_1 * fabs(x - y) / 2, half[k][1]);
         }
-        /* summary.json's point holds the same means. */
+        /* Attainment is the two runs' requests pooled, inside its Wilson
+         * interval, whose wider side is summary.json's half-width. */
         json_t *pt = json_array_get(json_object_get(sum, "points"), r);
+        assert_true(att_n >= 2);
+        assert_true(att_lo <= att && att <= att_hi);
+        check_printed("pooled attainment", att / 100, harness_num(pt, "attainment"), 0.0005);
+        check_printed("attainment_ci95", fmax(att - att_lo, att_hi - att) / 100,
+                      harness_num(pt, "attainment_ci95"), 0.001);
+        /* summary.json's point holds the same means. */
         assert_int_equal(harness_ival(pt, "runs"), 2);
         ASSERT_REL(harness_num(pt, "achieved_rps"),
                    (harness_num(a, "achieved_rps") + harness_num(b, "achieved_rps")) / 2, 1e-9);

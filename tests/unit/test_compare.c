@@ -430,6 +430,27 @@ static void test_total_ratio(void **state)
     assert_false(d.ok);
 }
 
+/* A difference of exactly a pp threshold is not past it: 98.5% less
+ * 99.5% reads -0.010000000000000009 as doubles, and with its whole
+ * interval past 0 it failed "-1pp"; a hair more fails. */
+static void test_gate_at_threshold(void **state)
+{
+    (void)state;
+    struct cmp_threshold t = {.amount = -1.0 / 100, .pp = 1};
+    double diff = 197.0 / 200 - 199.0 / 200;
+    assert_true(diff < -0.01);
+    /* The interval's far end at the same difference: at the threshold,
+     * not past it. */
+    struct cmp_diff d = {.ok = 1, .diff = diff, .lo = diff, .hi = -0.005};
+    assert_int_equal(cmp_gate_of(&d, &t), CMP_GATE_PASS);
+    d.lo = -0.0102;
+    assert_int_equal(cmp_gate_of(&d, &t), CMP_GATE_INCONCLUSIVE);
+    d.diff = -0.0101;
+    d.lo = -0.0102;
+    d.hi = -0.001;
+    assert_int_equal(cmp_gate_of(&d, &t), CMP_GATE_FAIL);
+}
+
 /* One side's total 0, the other's not: the share of the events that fell
  * on each side, exactly. Goodput 46 in 3 s against 0 (a collapse seen
  * against llama.cpp read "n/a" and a --fail-on gate "inconclusive"): -100%,
@@ -616,6 +637,7 @@ int main(void)
         cmocka_unit_test(test_share_diff_newcombe),
         cmocka_unit_test(test_total_ratio),
         cmocka_unit_test(test_total_ratio_one_zero),
+        cmocka_unit_test(test_gate_at_threshold),
         cmocka_unit_test(test_between_runs),
         cmocka_unit_test(test_thresholds_parse),
         cmocka_unit_test(test_gate),

@@ -232,13 +232,37 @@ static void test_figure_cancelled(void **state)
     json_decref(res);
 }
 
+/* A share at exactly its bound is at it: 7 errors in 1000 is "<= 0.7%"
+ * and not "> 0.7%", 999 met of 1000 is ">= 99.9%" and not "< 99.9%",
+ * though as doubles 7 / 1000 > 0.7 / 100 and 999 / 1000 < 99.9 / 100. */
+static void test_share_at_bound(void **state)
+{
+    (void)state;
+    struct expect_figures f = {.attainment = 999.0 / 1000, .completed = 1000, .failed = 7};
+    struct expect_set set;
+    char err[200];
+    assert_int_equal(expect_parse("error_rate<=0.7%,attainment>=99.9%,error_rate>0.7%,"
+                                  "attainment<99.9%,error_rate<0.7%",
+                                  &set, err, sizeof err),
+                     0);
+    size_t failed = 0;
+    json_t *res = expect_eval(&set, &f, NULL, NULL, &failed);
+    static const char *const want[] = {"pass", "pass", "fail", "fail", "fail"};
+    for (size_t i = 0; i < 5; i++) {
+        const char *got = json_string_value(json_object_get(json_array_get(res, i), "result"));
+        if (strcmp(got, want[i]) != 0)
+            fail_msg("%s: %s", set.item[i].text, got);
+    }
+    assert_int_equal(failed, 3);
+    json_decref(res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_check),
-        cmocka_unit_test(test_figure_by_name),
-        cmocka_unit_test(test_figure_cancelled),
+        cmocka_unit_test(test_parse),          cmocka_unit_test(test_check),
+        cmocka_unit_test(test_figure_by_name), cmocka_unit_test(test_figure_cancelled),
+        cmocka_unit_test(test_share_at_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -551,7 +551,52 @@ static void test_late_sends(void **state)
     stats_free(&b);
 }
 
+/* Every ratio k / n (n <= 20000) against a target given as a percentage,
+ * parsed as the flags parse it (ll_parse_double, then / 100): a ratio of
+ * exactly the target compares equal, the next count down below and the
+ * next up above. A plain < or > put 20 of the exact 99.9% ratios below
+ * 99.9 / 100 ("attainment 99.9% < 99.9%") and 20 of the exact 0.7% ones
+ * above 0.7 / 100; the scan counts those too, so it shows it tests them. */
+static void scan_share_target(const char *pct, uint64_t num, uint64_t den, size_t n_exact,
+                              size_t naive_wrong)
+{
+    double x;
+    assert_int_equal(ll_parse_double(pct, &x), 0);
+    double target = x / 100;
+    size_t exact = 0, wrong = 0;
+    for (uint64_t n = 1; n <= 20000; n++) {
+        uint64_t k = num * n / den; /* the largest k with k / n <= num / den */
+        double r = (double)k / (double)n;
+        if (k * den == num * n) {
+            exact++;
+            wrong += (size_t)(r < target || r > target);
+            assert_int_equal(stats_share_cmp(r, target), 0);
+        } else {
+            assert_int_equal(stats_share_cmp(r, target), -1);
+        }
+        if (k + 1 <= n)
+            assert_int_equal(stats_share_cmp((double)(k + 1) / (double)n, target), 1);
+        if (k > 0 && k * den == num * n)
+            assert_int_equal(stats_share_cmp((double)(k - 1) / (double)n, target), -1);
+    }
+    assert_int_equal(exact, n_exact);
+    assert_int_equal(wrong, naive_wrong);
+}
+
+static void test_share_cmp(void **state)
+{
+    (void)state;
+    scan_share_target("99.9", 999, 1000, 20, 20);
+    scan_share_target("0.7", 7, 1000, 20, 20);
+    scan_share_target("99", 99, 100, 200, 0);
+    assert_int_equal(stats_share_cmp(0, 0), 0);
+    assert_int_equal(stats_share_cmp(1, 1), 0);
+    assert_int_equal(stats_share_cmp(0, 0.001), -1);
+    assert_int_equal(stats_share_cmp(1e-12, 0), 1);
+}
+
 TEST_MAIN(cmocka_unit_test(test_add_one_ok), cmocka_unit_test(test_window_split_joins),
           cmocka_unit_test(test_late_sends), cmocka_unit_test(test_cut_short),
           cmocka_unit_test(test_finish_overflow), cmocka_unit_test(test_add_failures),
-          cmocka_unit_test(test_merge_equals_single), cmocka_unit_test(test_samples))
+          cmocka_unit_test(test_merge_equals_single), cmocka_unit_test(test_samples),
+          cmocka_unit_test(test_share_cmp))

@@ -692,6 +692,50 @@ static void test_step_figures(void **state)
     sweep_step_free(&s);
 }
 
+/* A step exactly at its target passes: 999 of 1000 met against
+ * --attainment 99.9, 7 errors in 1000 against --max-error-rate 0.7%, the
+ * targets parsed as the flags parse them. As doubles 999 / 1000 is below
+ * 99.9 / 100 and 7 / 1000 above 0.7 / 100: both failed, the first with
+ * "attainment 99.9% < 99.9%". One more miss or error fails. */
+static void test_step_at_target(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    double x;
+    assert_int_equal(ll_parse_double("99.9", &x), 0);
+    set.attainment = x / 100;
+    set.slo.ttft_ns = 100 * MS;
+    struct sweep_step s;
+    /* 100 req/s: window ids 100..1099; 1 in 1000 fails (id 1000). */
+    make_step(&s, 0, 100, 50, 1000, &set);
+    assert_int_equal(s.stats.scheduled, 1000);
+    assert_int_equal(s.stats.slo_met, 999);
+    assert_true(s.slo_pass);
+    assert_string_equal(s.fail_reason, "");
+    sweep_step_free(&s);
+    /* ids 500 and 1000 fail: 998 of 1000. */
+    make_step(&s, 1, 100, 50, 500, &set);
+    assert_false(s.slo_pass);
+    assert_string_equal(s.fail_reason, "attainment 99.8% < 99.9%");
+    sweep_step_free(&s);
+
+    sweep_settings_init(&set);
+    assert_int_equal(ll_parse_double("0.7", &x), 0);
+    set.max_error_rate = x / 100;
+    /* ids 143, 286, ..., 1001 fail: 7 in 1000. */
+    make_step(&s, 2, 100, 50, 143, &set);
+    assert_int_equal(stats_errors(&s.stats), 7);
+    assert_true(s.slo_pass);
+    sweep_step_free(&s);
+    /* every 125th: ids 125 .. 1000, 8 in 1000 */
+    make_step(&s, 3, 100, 50, 125, &set);
+    assert_int_equal(stats_errors(&s.stats), 8);
+    assert_false(s.slo_pass);
+    assert_string_equal(s.fail_reason, "error rate 0.8% > 0.7%");
+    sweep_step_free(&s);
+}
+
 /* `run`'s self-check per step: lateness p99 over 1 ms makes the step
  * INVALID, whatever its SLO verdict (its latencies include the client's
  * delay), in its verdict, both spellings, and the one-line summary that
@@ -913,6 +957,73 @@ static void search_run(struct search *s, size_t n, const double *rates, const ui
     assert_int_equal(np, n);
     sweep_findings_compute(s->steps, n, s->pts, np, &s->set, &s->fd);
     sweep_findings_text(&s->fd, &s->set, "", s->text, sizeof s->text);
+}
+
+/* The knee over eight steps offered 2, 4, ..., 16 req/s whose achieved
+ * and completed rates are set to achieved[] and completed[] (the rest of
+ * each step synthetic): findings and text into s. */
+static void knee_run(struct search *s, const double *achieved, const double *completed)
+{
+    static const double rates[8] = {2, 4, 6, 8, 10, 12, 14, 16};
+    static const uint64_t ttft[8] = {30, 30, 30, 30, 30, 30, 30, 30};
+    search_run(s, 8, rates, ttft, NULL);
+    for (size_t i = 0; i < 8; i++) {
+        s->steps[i].achieved_rps = achieved[i];
+        s->steps[i].completed_rps = completed[i];
+    }
+    sweep_findings_compute(s->steps, 8, s->pts, 8, &s->set, &s->fd);
+    sweep_findings_text(&s->fd, &s->set, "", s->text, sizeof s->text);
+}
+
+/* The knee is completed/s against the offered rate. Completions that
+ * ended in a window are not the window's sends (warm-up ones are among
+ * them), so a step offered 8 req/s that sent 6/s in its window while
+ * 9.5/s ended there (a server of capacity 12) bent the fit on the sends
+ * at 7.5 req/s, slope 1.48 below it. On the offered rate the knee is at
+ * 11.3, slope 1.08 below, 0 above. */
+static void test_findings_knee_offered(void **state)
+{
+    struct search *s = *state;
+    static const double sent[8] = {2, 4, 6, 6, 10, 12, 14, 16};
+    static const double done[8] = {2, 4, 6, 9.5, 10, 12, 12, 12};
+    knee_run(s, sent, done);
+    assert_true(s->fd.knee.found);
+    ASSERT_NEAR(s->fd.knee.knee_x, 11.3, 0.01);
+    ASSERT_NEAR(s->fd.knee.slope_below, 1.075, 0.001);
+    ASSERT_NEAR(s->fd.knee.slope_above, 0, 0.001);
+    if (!strstr(s->text, "saturation knee: 11.3 req/s offered"))
+        fail_msg("%s", s->text);
+    /* The fit on the sends, as it was. */
+    struct fit_knee k;
+    fit_knee(sent, done, 8, &k);
+    ASSERT_NEAR(k.knee_x, 7.54, 0.01);
+    ASSERT_NEAR(k.slope_below, 1.477, 0.001);
+}
+
+/* A bend whose slope below is far from 1 is the steps' noise, not a knee:
+ * completions that rose at 2 per offered req/s up to 10 and then held at
+ * 12 say the low steps were noisy, not where the server saturated. No
+ * knee, and the text says why. */
+static void test_findings_knee_slope_off(void **state)
+{
+    struct search *s = *state;
+    static const double rates[8] = {2, 4, 6, 8, 10, 12, 14, 16};
+    static const double done[8] = {0.5, 1, 5, 9, 12, 12, 12, 12};
+    knee_run(s, rates, done);
+    assert_false(s->fd.knee.found);
+    assert_true(s->fd.knee_slope_off);
+    assert_true(s->fd.knee.slope_below > 1.25);
+    if (!strstr(s->text, "saturation knee: not found: the fit bent at ") ||
+        !strstr(s->text, "not about 1 (0.80-1.25): the steps are too noisy to place a knee"))
+        fail_msg("%s", s->text);
+    /* Slope 1.2 below (within the band): a knee. */
+    static const double ok[8] = {2.4, 4.8, 7.2, 9.6, 12, 12, 12, 12};
+    for (size_t i = 0; i < 8; i++)
+        sweep_step_free(&s->steps[i]);
+    knee_run(s, rates, ok);
+    assert_true(s->fd.knee.found);
+    assert_false(s->fd.knee_slope_off);
+    ASSERT_NEAR(s->fd.knee.knee_x, 10, 0.05);
 }
 
 /* Capacity: points 2, 4, 6 pass, 8 fails (TTFT), 10 fails: capacity 6 and
@@ -2032,9 +2143,55 @@ static void test_repeat_labels(void **state)
     const char *at = strstr(m10, want);
     if (!at || at > eol)
         fail_msg("expected \"%s\" in the 10 req/s mean line:\n%s", want, out);
-    assert_non_null(strstr(m10, "attainment 100.0% +- 0.0%"));
+    /* 100 of 100 in each run, pooled: 200, Wilson's lower bound 98.1%. */
+    assert_non_null(strstr(m10, "attainment 100.0% of 200 [98.1%, 100.0%]"));
     free(out);
     for (int i = 0; i < 5; i++)
+        sweep_step_free(&steps[i]);
+}
+
+/* A rate's attainment over its runs is their requests pooled, bounded by
+ * the Wilson interval of the counts: two runs of 20 requests at 2 req/s,
+ * one meeting the SLO throughout and one missing throughout, are 20 of 40,
+ * [35.2%, 64.8%]; a Student-t over the two shares read "50.0% +- 635.3%".
+ * Two runs that met throughout are 40 of 40, [91.2%, 100%], not "100.0%
+ * +- 0.0%". */
+static void test_points_attainment_pooled(void **state)
+{
+    (void)state;
+    struct sweep_settings set;
+    sweep_settings_init(&set);
+    set.slo.ttft_ns = 100 * MS;
+    struct sweep_step steps[4];
+    make_step(&steps[0], 0, 2, 50, 0, &set);
+    make_step(&steps[1], 1, 2, 150, 0, &set);
+    make_step(&steps[2], 2, 3, 50, 0, &set);
+    make_step(&steps[3], 3, 3, 50, 0, &set);
+    steps[1].f.repeat = steps[3].f.repeat = 1;
+    assert_int_equal(steps[0].stats.scheduled, 20);
+    struct sweep_point pts[4];
+    assert_int_equal(sweep_points_build(steps, 4, pts), 2);
+    assert_int_equal(pts[0].att_met, 20);
+    assert_int_equal(pts[0].att_judged, 40);
+    ASSERT_NEAR(pts[0].attainment, 0.5, 1e-12);
+    ASSERT_NEAR(pts[0].attainment_lo, 0.351995269, 1e-8);
+    ASSERT_NEAR(pts[0].attainment_hi, 0.648004731, 1e-8);
+    ASSERT_NEAR(pts[0].attainment_ci, 0.148004731, 1e-8);
+    assert_int_equal(pts[1].att_judged, 60);
+    ASSERT_NEAR(pts[1].attainment, 1, 0);
+    ASSERT_NEAR(pts[1].attainment_lo, 60.0 / (60 + SWEEP_Z95 * SWEEP_Z95), 1e-12);
+    ASSERT_NEAR(pts[1].attainment_hi, 1, 0);
+    char *out = print_table(steps, 4, &set);
+    if (!strstr(out, "attainment 50.0% of 40 [35.2%, 64.8%]") ||
+        !strstr(out, "attainment 100.0% of 60 [94.0%, 100.0%]"))
+        fail_msg("pooled attainment lines:\n%s", out);
+    free(out);
+    /* One judged run: its share, no interval. */
+    assert_int_equal(sweep_points_build(steps, 1, pts), 1);
+    ASSERT_NEAR(pts[0].attainment, 1, 0);
+    assert_true(isnan(pts[0].attainment_lo) && isnan(pts[0].attainment_hi));
+    ASSERT_NEAR(pts[0].attainment_ci, 0, 0);
+    for (int i = 0; i < 4; i++)
         sweep_step_free(&steps[i]);
 }
 
@@ -3453,18 +3610,20 @@ TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_
           SEARCH_TEST(test_findings_lowest_judged), cmocka_unit_test(test_first_limit_at_lowest),
           cmocka_unit_test(test_steady_short_series), cmocka_unit_test(test_series_add),
           SEARCH_TEST(test_findings_capacity_coarse), SEARCH_TEST(test_findings_light),
-          SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_confirmed_failure),
-          SEARCH_TEST(test_findings_rerun_unjudged), SEARCH_TEST(test_findings_nothing_judged),
-          SEARCH_TEST(test_findings_interrupted), SEARCH_TEST(test_findings_interrupted_alone),
-          SEARCH_TEST(test_findings_empty_step), cmocka_unit_test(test_stop_conditions),
-          cmocka_unit_test(test_stop_fall_beyond_noise),
+          SEARCH_TEST(test_findings_disputed), SEARCH_TEST(test_findings_knee_offered),
+          SEARCH_TEST(test_findings_knee_slope_off), cmocka_unit_test(test_step_at_target),
+          SEARCH_TEST(test_findings_confirmed_failure), SEARCH_TEST(test_findings_rerun_unjudged),
+          SEARCH_TEST(test_findings_nothing_judged), SEARCH_TEST(test_findings_interrupted),
+          SEARCH_TEST(test_findings_interrupted_alone), SEARCH_TEST(test_findings_empty_step),
+          cmocka_unit_test(test_stop_conditions), cmocka_unit_test(test_stop_fall_beyond_noise),
           cmocka_unit_test(test_stop_plateau_beyond_noise),
           cmocka_unit_test(test_stop_plateau_widest_span),
           cmocka_unit_test(test_stop_trends_repeat), cmocka_unit_test(test_stop_error_rate_repeat),
           cmocka_unit_test(test_points_repeat), cmocka_unit_test(test_points_repeat_unjudged),
-          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_facts_round_trip),
-          cmocka_unit_test(test_late_json), cmocka_unit_test(test_facts_index_range),
-          cmocka_unit_test(test_step_invalid_whose), cmocka_unit_test(test_class_all_unjudged),
+          cmocka_unit_test(test_repeat_labels), cmocka_unit_test(test_points_attainment_pooled),
+          cmocka_unit_test(test_facts_round_trip), cmocka_unit_test(test_late_json),
+          cmocka_unit_test(test_facts_index_range), cmocka_unit_test(test_step_invalid_whose),
+          cmocka_unit_test(test_class_all_unjudged),
           cmocka_unit_test(test_class_all_cancelled_no_slo), CLASS_TEST(test_class_step_figures),
           cmocka_unit_test(test_class_unmeasured_cancelled), CLASS_TEST(test_class_findings),
           CLASS_TEST(test_class_summary_json), cmocka_unit_test(test_class_unmeasured),
