@@ -560,6 +560,7 @@ static int build_plan(const struct run_opts *o, const struct sweep_opts *so, str
     if (runopts_arrival(o, seed, &cfg->arrival, err, errlen) != 0)
         return LL_E_INVAL;
     cfg->arrival.rate_per_s = p->n_rates ? p->rates[0] : 1;
+    set->poisson_arrivals = cfg->arrival.kind == ARRIVAL_POISSON;
     char why[200];
     if (arrival_config_check(&cfg->arrival, why, sizeof why) != 0)
         return runopts_errf(err, errlen, "--rates: %s", why);

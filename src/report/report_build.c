@@ -422,6 +422,9 @@ static int built_load(const char *dir, struct built *b)
         return -1;
     }
     sweep_settings_from_json(sw, &b->sw.set);
+    const char *arrival =
+        json_string_value(json_object_get(json_object_get(b->sw.run, "config"), "arrival"));
+    b->sw.set.poisson_arrivals = arrival && strcmp(arrival, "poisson") == 0;
     /* No --engine-limits seqs: llama.cpp says its slots in /props, which
      * the run's contract kept (vLLM exports no batch bound at all). */
     json_t *slots = json_object_get(

@@ -110,6 +110,15 @@ static int unjudged_below(const struct sweep_findings *fd, double rps)
     return fd->have_cut && fd->cut_rps < rps;
 }
 
+/* 1 when rate rps is in fd's light list (the light-draw rule). */
+static int light_listed(const struct sweep_findings *fd, double rps)
+{
+    for (size_t k = 0; k < fd->n_light; k++)
+        if (fd->light_rps[k] == rps)
+            return 1;
+    return 0;
+}
+
 /* Keep light point p (the light-draw rule) in out's light_* lists. */
 static void light_add(struct sweep_findings *out, const struct sweep_point *p)
 {
@@ -196,8 +205,10 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
     size_t n_known = 0;
     for (size_t i = 0; i < n_points; i++) {
         /* A pass on too few arrivals (the light-draw rule) is no evidence
-         * of its rate: neither a pass nor a fail, as an unknown rate. */
-        if (points[ord[i]].light) {
+         * of its rate: neither a pass nor a fail, as an unknown rate. The
+         * rule tests a Poisson count: a constant schedule's is exact, a
+         * gamma schedule's varies more. */
+        if (points[ord[i]].light && set->poisson_arrivals) {
             light_add(out, &points[ord[i]]);
             continue;
         }
@@ -309,6 +320,11 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
                 out->capacity_short = 1;
         }
         if (!sweep_step_judged(&steps[i])) /* the client's figures, or a cut window */
+            continue;
+        /* A light step carried less than its offered rate (seed 3's 14
+         * req/s step sent 8/s): at its offered x it would pull the slope
+         * below the knee down. */
+        if (light_listed(out, steps[i].f.offered_rps))
             continue;
         x[m] = steps[i].f.offered_rps;
         y[m] = steps[i].completed_rps;

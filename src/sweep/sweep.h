@@ -93,6 +93,12 @@ struct sweep_settings {
     /* where engine_seqs came from: "engine_limits" (the flag), "props"
      * (llama.cpp's /props total_slots, in run.json's contract); NULL = unknown */
     const char *engine_seqs_source;
+    /* 1: the sweep's arrivals are Poisson (--arrival poisson, the
+     * default), whose window counts the light-draw rule tests; 0 for a
+     * constant schedule (its count is exact) or gamma (its counts vary
+     * more than a Poisson count's: at burstiness 0.25 the rule would
+     * discredit 9% to 14% of ordinary windows) */
+    int poisson_arrivals;
 };
 
 /* Fill s with the defaults above (no SLO, one replica). */
@@ -585,8 +591,10 @@ struct sweep_point {
  * nothing of 14. At 0.02, 1.3% to 1.8% of ordinary Poisson windows are
  * discredited (under the level, the count being discrete; test_sweep
  * measures it over 4000 seeds), and one costs the capacity one step at
- * most, with a line that says why. A constant schedule's count is exact,
- * so there the rule reads the sends against it, with the same tolerance. */
+ * most, with a line that says why. Poisson schedules only
+ * (sweep_settings.poisson_arrivals): a constant schedule's count is exact,
+ * and a gamma schedule's varies more (at burstiness 0.25, 9% to 14% of
+ * ordinary windows would be discredited). */
 #define SWEEP_LIGHT_ALPHA 0.02
 
 /* The light-draw rule's p for arrivals sent where expected were offered

@@ -1553,6 +1553,7 @@ static void test_findings_light(void **state)
 {
     struct search *s = *state;
     s->set.slo.ttft_ns = 100 * MS;
+    s->set.poisson_arrivals = 1;
     light_run(s, 3, (double[]){6, 10, 14}, (double[]){6, 10, 8}, (uint64_t[]){30, 40, 50});
     const struct sweep_findings *fd = &s->fd;
     assert_true(s->pts[2].pass && s->pts[2].light);
@@ -1592,6 +1593,15 @@ static void test_findings_light(void **state)
     assert_true(s->pts[1].light_p < SWEEP_LIGHT_ALPHA);
     ASSERT_NEAR(s->fd.capacity_rps, 6, 0);
     ASSERT_NEAR(s->fd.next_fail_rps, 10, 0);
+    assert_int_equal(s->fd.n_light, 0);
+
+    /* The rule tests a Poisson count: under a gamma or constant schedule
+     * the same short draw is credited (a bursty schedule's counts vary
+     * more than a Poisson count's). */
+    light_reset(s);
+    s->set.poisson_arrivals = 0;
+    light_run(s, 3, (double[]){6, 10, 14}, (double[]){6, 10, 8}, (uint64_t[]){30, 40, 50});
+    ASSERT_NEAR(s->fd.capacity_rps, 14, 0);
     assert_int_equal(s->fd.n_light, 0);
 }
 
