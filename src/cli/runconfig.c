@@ -448,6 +448,8 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
     info->warmup_ns = cfg->warmup_ns;
     info->offering_ns =
         summary_offering_ns(cfg->duration_ns, cfg->warmup_ns, res->window_ns, res->last_sched_ns);
+    info->offering_ran_on =
+        summary_offering_ran_on(cfg->duration_ns, cfg->warmup_ns, res->window_ns);
     info->cold_requests = cfg->cold_requests;
     info->cold = cfg->cold_requests ? &res->cold : NULL;
     info->inflight_mean = res->inflight_mean;

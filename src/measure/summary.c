@@ -466,13 +466,18 @@ static void summary_print_table(FILE *f, const struct stats *s)
     fputc('\n', f);
 }
 
-uint64_t summary_offering_ns(uint64_t duration_ns, uint64_t warmup_ns, uint64_t window_ns,
-                             uint64_t last_sched_ns)
+int summary_offering_ran_on(uint64_t duration_ns, uint64_t warmup_ns, uint64_t window_ns)
 {
     /* The window ran past the offering when --duration did not end it
      * (driver.c's run_window: --requests, a trace, a stop). */
+    return !(duration_ns && warmup_ns + window_ns == duration_ns);
+}
+
+uint64_t summary_offering_ns(uint64_t duration_ns, uint64_t warmup_ns, uint64_t window_ns,
+                             uint64_t last_sched_ns)
+{
     uint64_t wend = warmup_ns + window_ns;
-    if (duration_ns && wend == duration_ns)
+    if (!summary_offering_ran_on(duration_ns, warmup_ns, window_ns))
         return 0;
     if (last_sched_ns <= warmup_ns || last_sched_ns >= wend)
         return 0;
@@ -546,13 +551,17 @@ static void summary_print_intended(FILE *f, const struct stats *s, const struct 
 {
     char a[32], e[32], p[32], span[32], sched[128];
     uint64_t n = stats_win_scheduled(s);
-    if (info->offering_ns == 0)
+    /* One arrival spans nothing: no rate, not 1 over the wait for it, nor
+     * 1 over the drain when it came at the window's start (offering_ns 0,
+     * `--rate 10 --arrival constant --requests 1` read 27.25 req/s). Under
+     * --duration the window is the offering's, and n over it stands. */
+    if (n < 2 && (info->offering_ns > 0 || info->offering_ran_on))
+        snprintf(sched, sizeof sched, "scheduled %" PRIu64 " request%s, no rate over %s", n,
+                 n == 1 ? "" : "s", n == 1 ? "one arrival" : "no arrival");
+    else if (info->offering_ns == 0)
         snprintf(
             sched, sizeof sched, "scheduled %s req/s",
             summary_fmt_double(summary_rate((double)n, info->window_ns), "%.2f", e, sizeof(e)));
-    else if (n < 2) /* one arrival spans nothing: no rate, not 1 over the wait for it */
-        snprintf(sched, sizeof sched, "scheduled %" PRIu64 " request%s, no rate over %s", n,
-                 n == 1 ? "" : "s", n == 1 ? "one arrival" : "no arrival");
     else
         snprintf(sched, sizeof sched, "scheduled %s req/s over the %s of offering",
                  summary_fmt_double(summary_offering_rate(s, info), "%.2f", e, sizeof(e)),

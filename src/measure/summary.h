@@ -86,6 +86,11 @@ struct summary_info {
      * filled the window (--duration), or none was scheduled after its
      * start. */
     uint64_t offering_ns;
+    /* 1 when the window ran on past the offering's end, as above, however
+     * late its last arrival (summary_offering_ran_on): offering_ns 0 then
+     * means no arrival after the window's start, not a full window, and
+     * one arrival has no rate over either. 0: --duration ended it. */
+    int offering_ran_on;
     uint64_t warmup_ns;         /* ns, discarded warm-up before the window */
     double inflight_mean;       /* requests, time-weighted mean in flight (driver) */
     double inflight_max;        /* requests, most in flight at once (driver) */
@@ -215,6 +220,13 @@ json_t *summary_cold_json(const struct stats *cold, uint64_t n);
  * the three agree on the same files. */
 uint64_t summary_offering_ns(uint64_t duration_ns, uint64_t warmup_ns, uint64_t window_ns,
                              uint64_t last_sched_ns);
+
+/* 1 when a window from warmup_ns for window_ns ran on past its offering
+ * for the drain (--requests, a trace, a stop ended the offering), 0 when
+ * --duration (duration_ns, 0 = none) ended it: summary_info's
+ * offering_ran_on, set beside offering_ns from the same arguments by
+ * run, merge and report. */
+int summary_offering_ran_on(uint64_t duration_ns, uint64_t warmup_ns, uint64_t window_ns);
 
 /* The starts of a session run's sessions in the window, read off their
  * records: a session's first turn (turn 0) is scheduled at its arrival. */

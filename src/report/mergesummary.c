@@ -224,6 +224,8 @@ static void merged_offering(const struct merge *m, const json_t *cfg, struct sum
     }
     info->offering_ns = summary_offering_ns(rm_ju(cfg, "duration_ns", NULL), info->warmup_ns,
                                             info->window_ns, m->last_sched_ns);
+    info->offering_ran_on =
+        summary_offering_ran_on(rm_ju(cfg, "duration_ns", NULL), info->warmup_ns, info->window_ns);
     if (info->sessions)
         summary_session_span(info, rm_ju(cfg, "duration_ns", NULL), &m->session_starts);
 }

@@ -116,9 +116,10 @@ static void report_same(const char *dir, const char *want)
 /* One process of load (NULL-terminated flags) with --shard 0/1 into
  * <tmp>/<name>, merged alone into <tmp>/<name>-merged, then rebuilt by
  * report: the merged and rebuilt summaries hold the run's throughput
- * figures exactly and print its lines. Returns the run's summary (caller
- * decrefs). */
-static json_t *one_merged(const char *url, const char *name, const char *const *load)
+ * figures exactly and print its lines, which must hold has (NULL: any).
+ * Returns the run's summary (caller decrefs). */
+static json_t *one_merged(const char *url, const char *name, const char *const *load,
+                          const char *has)
 {
     char dir[600], merged[600], leaf[64];
     harness_tmp_path(dir, sizeof dir, name);
@@ -129,6 +130,8 @@ static json_t *one_merged(const char *url, const char *name, const char *const *
     harness_argv_add(&a, head);
     harness_argv_add(&a, load);
     char *run_lines = run_thr(a.v);
+    if (has)
+        HARNESS_HAS(run_lines, has);
     const char *m[] = {"merge", dir, "--out", merged, NULL};
     char *merge_lines = run_thr(m);
     assert_string_equal(merge_lines, run_lines);
@@ -148,7 +151,7 @@ static void test_report_matches_run(void **state)
     char url[160];
     harness_sim_v1_start(url, sizeof url, NULL);
     const char *open[] = {OPEN_LOAD, NULL};
-    json_t *s = one_merged(url, "open", open);
+    json_t *s = one_merged(url, "open", open, NULL);
     /* each figure there to compare: not two nulls */
     json_t *thr = json_object_get(s, "throughput");
     ASSERT_NEAR(harness_num(thr, "intended_rate_per_s"), 20, 1e-9);
@@ -162,7 +165,7 @@ static void test_report_matches_run(void **state)
      * its merge (the parent's merge counted those that ended by 1 s). */
     const char *drain[] = {"--rate",     "20", "--arrival",       "constant", "--requests",   "12",
                            "--duration", "1s", "--output-tokens", "150",      "--ignore-eos", NULL};
-    s = one_merged(url, "drain", drain);
+    s = one_merged(url, "drain", drain, NULL);
     double window_s = (double)harness_ival(s, "window_ns") / 1e9;
     assert_true(window_s > 1.1);
     ASSERT_NEAR(harness_num(json_object_get(s, "throughput"), "completion_rate_per_s"),
@@ -170,11 +173,31 @@ static void test_report_matches_run(void **state)
     json_decref(s);
 
     const char *paced[] = {PACED_LOAD, NULL};
-    s = one_merged(url, "paced", paced);
+    s = one_merged(url, "paced", paced, NULL);
     thr = json_object_get(s, "throughput");
     assert_true(harness_is_null(thr, "offered_rate_per_s"));
     ASSERT_NEAR(harness_num(thr, "intended_rate_per_s"), 4, 1e-9);
     assert_true(harness_num(thr, "offering_ns") > 0);
+    json_decref(s);
+
+    /* One arrival, at the window's start, and the count ended the
+     * offering: no rate over it in run, merge and report, where the parent
+     * read 1 over the drain's window ("scheduled 27.25 req/s"). */
+    const char *one[] = {"--rate", "10", "--arrival", "constant", "--requests", "1", NULL};
+    s = one_merged(url, "one", one, "(scheduled 1 request, no rate over one arrival)");
+    thr = json_object_get(s, "throughput");
+    assert_true(harness_is_null(thr, "offering_ns"));
+    assert_true(harness_is_null(thr, "scheduled_offering_rate_per_s"));
+    json_decref(s);
+
+    /* One arrival at 0 under --duration (0.5/s for 1 s): the window is
+     * the offering's own fixed time, and n over it is its count's rate,
+     * 1.00, as for any --duration run. */
+    const char *dur1[] = {"--rate", "0.5", "--arrival", "constant", "--duration", "1s", NULL};
+    s = one_merged(url, "dur1", dur1, "(scheduled 1.00 req/s)");
+    thr = json_object_get(s, "throughput");
+    assert_true(harness_is_null(thr, "offering_ns"));
+    ASSERT_NEAR(harness_num(thr, "scheduled_rate_per_s"), 1, 1e-9);
     json_decref(s);
 }
 

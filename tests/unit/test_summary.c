@@ -528,7 +528,35 @@ static void test_throughput_offering(void **state)
     assert_int_equal(jint(j, "throughput", "offering_ns", NULL), 300 * LL_NS_PER_MS);
     assert_true(json_is_null(jpath(j, "throughput", "scheduled_offering_rate_per_s", NULL)));
     json_decref(j);
+    /* The one arrival at the window's start, and a count ended the
+     * offering (`--rate 10 --arrival constant --requests 1`): offering_ns
+     * is 0 as under --duration, but the window is the drain's, so still
+     * no rate, where the parent read 1 over the window. */
+    info.offering_ns = 0;
+    info.offering_ran_on = 1;
+    out = print_to_string(&s, &info);
+    find_line(out, "throughput: ", line, sizeof line);
+    assert_non_null(strstr(line, "throughput: offered - req/s (scheduled 1 request, no rate over "
+                                 "one arrival), "));
+    free(out);
+    j = summary_json(&s, &info);
+    assert_true(json_is_null(jpath(j, "throughput", "offering_ns", NULL)));
+    assert_true(json_is_null(jpath(j, "throughput", "scheduled_offering_rate_per_s", NULL)));
+    json_decref(j);
+    /* Under --duration the one arrival is the count over the offering's
+     * own window: n over it (1 / 1 s), as before. */
+    info.offering_ran_on = 0;
+    out = print_to_string(&s, &info);
+    find_line(out, "throughput: ", line, sizeof line);
+    assert_non_null(strstr(line, "throughput: offered - req/s (scheduled 1.00 req/s), "));
+    free(out);
     stats_free(&s);
+    /* Which ended the offering: --duration's end is the window's end. */
+    assert_int_equal(summary_offering_ran_on(LL_NS_PER_SEC, 0, LL_NS_PER_SEC), 0);
+    assert_int_equal(summary_offering_ran_on(2 * LL_NS_PER_SEC, LL_NS_PER_SEC, LL_NS_PER_SEC), 0);
+    assert_int_equal(summary_offering_ran_on(0, 0, LL_NS_PER_SEC), 1);
+    assert_int_equal(summary_offering_ran_on(2 * LL_NS_PER_SEC, 0, LL_NS_PER_SEC), 1);
+    assert_int_equal(summary_offering_ns(0, 0, LL_NS_PER_SEC, 0), 0);
 }
 
 /* A session's turn record: session sess, turn turn, scheduled at ms. */
