@@ -307,6 +307,14 @@ static int side_load_data(struct side *s)
                            ? (uint64_t)llround(sched_rate * s->window_s)
                            : s->scheduled;
     s->sent_scheduled = s->win_scheduled;
+    double done_rate = jnum(sum, "throughput", "completion_rate_per_s");
+    double drop_rate = jnum(sum, "throughput", "dropped_rate_per_s");
+    /* Older summaries have no completion rate: kept up, as compare took
+     * every side before. */
+    s->served = isfinite(done_rate)
+                    ? (uint64_t)llround(fmax(0, done_rate - (isfinite(drop_rate) ? drop_rate : 0)) *
+                                        s->window_s)
+                    : s->win_scheduled;
     if (!(s->window_s > 0)) {
         snprintf(s->err, sizeof s->err, "%s: summary.json has no measurement window", s->dir);
         return -1;

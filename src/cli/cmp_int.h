@@ -62,6 +62,12 @@ struct side {
      * send rate counts cold sends), a sweep step's scheduled (its achieved
      * rate leaves them out, docs/sweep.md). */
     uint64_t sent_scheduled;
+    /* Requests that ended in the window, any kind, less those the client
+     * dropped unsent (summary.json's completion_rate_per_s less its
+     * dropped_rate_per_s, x window; a sweep step's records that ended
+     * in its window, less client_dropped ones): what the side served, against win_scheduled
+     * (cmp_kept_up). */
+    uint64_t served;
     uint64_t by_kind[REC_KIND_COUNT]; /* summary.json's requests.by_kind */
     double window_s;
     uint64_t win_lo, win_hi; /* the measurement window, ns from the run's start (a sweep's
@@ -101,7 +107,7 @@ struct row {
      * (--repeat, --confirm), else 1. */
     int runs_b, runs_c;
     struct cmp_diff between; /* the between-run interval (cmp_rows_between); ok 0: none */
-    int from_runs;           /* 1: d's interval is between's, the wider of the two */
+    int from_runs;           /* 1: between's was the wider, so d's spans both */
 };
 
 /* Add one record to s (its window win_lo..win_hi set first): the
@@ -125,8 +131,8 @@ int cmp_rows_max(void);
  * more arrivals than the other (another --seed), which is not the
  * server's doing. Their achieved rate is then judged per scheduled
  * request, not per second; their goodput and output tok/s per second
- * with an interval that spans the one per scheduled request too (a
- * difference either scale explains is not called; cmp_rows.c). Each
+ * with an interval that spans the one per scheduled request too where
+ * both sides kept up with their schedules (cmp_kept_up; cmp_rows.c). Each
  * count is over the requests it counts: goodput per warm request
  * scheduled (scheduled), output tokens per request scheduled in the
  * window, cold ones included (win_scheduled), sends per sent_scheduled. */
@@ -149,7 +155,9 @@ double cmp_side_value(const struct side *s, const char *row);
  * repeats of one rate, each a side of its own), each of the n rows gets
  * its between-run interval (cmp_between_runs, around the row's pooled
  * difference) and runs_b, runs_c; where that interval is wider than the
- * row's own, it replaces it (from_runs 1) and the row is judged again. */
+ * row's own, d's interval becomes their span (from_runs 1: it keeps the
+ * row's own bounds, per scheduled request's included, where they reach
+ * further) and the row is judged again. */
 void cmp_rows_between(struct row *rows, int n, const struct side *const *bs, size_t nb,
                       const struct side *const *cs, size_t nc, double min_effect);
 

@@ -66,10 +66,10 @@ int cmp_per_scheduled(const struct side *b, const struct side *c)
 
 /* A throughput row's difference (goodput, output tok/s): totals sb and
  * sc with variances vb and vc (cmp_total_ratio) per second (per_s: the
- * windows' ratio, b's over c's), with its interval widened to span the
- * difference per scheduled request too (sched: the scheduled counts'
- * ratio, b's over c's; 0 when not both open loops), which goes in
- * r->per_sched.
+ * windows' ratio, b's over c's), and per scheduled request (sched: the
+ * scheduled counts' ratio, b's over c's; 0 when not both open loops),
+ * which goes in r->per_sched; when both sides kept up with their
+ * schedules (kept_up, cmp_kept_up), d's interval is widened to span it.
  *
  * Why both. An open loop's arrivals in the window are its schedule's:
  * below the server's capacity the totals follow them, above it they
@@ -83,25 +83,33 @@ int cmp_per_scheduled(const struct side *b, const struct side *c)
  * against 176.0 as +54.7%, against the values' sign. Per second is the
  * values' own ratio, and its Poisson interval (a count's variance is its
  * mean) already holds the arrivals' Poisson spread, so it is honest in
- * both regimes, but for its rare draws, which are the client's (86
- * against 131 is 3 standard errors apart). So the difference is per
- * second, its sign the values', and a side is called better or worse
- * only when neither scale explains the difference away: the interval
- * runs from the lower of the two bounds to the higher. That pair past
- * the capacity: per second -1.1% [-25.9%, +32.0%], so -1.1% [-56.7%,
- * +32.0%] same; a sim with twice the step, same seed (the scales are
- * one), -47.8% [-63.2%, -26.0%] worse. It needs no guess at which side
- * was saturated (a step near the capacity is both, by turns). The cost
- * is power where a real difference and the arrivals pull apart; with one
- * --seed on both sides (and equal windows) nothing is lost. */
+ * both regimes, but for its rare draws below the capacity, which are the
+ * client's (86 against 131 is 3 standard errors apart). So the difference
+ * is per second, its sign the values'.
+ *
+ * Which interval. Spanning both scales everywhere (the parent's rule)
+ * let per scheduled request explain a real loss away above the capacity,
+ * where it shrinks the loss toward 0: baseline 50 arrivals in 4 s, 40
+ * finished (10/s), candidate 30 and 20 (5/s): per second -50% [-70.8%,
+ * -14.5%], per scheduled -16.7% [-51%, +42%], the span "same" of a
+ * halved capacity (two Poisson(40) draws that far apart: about 3%). A
+ * side that finished well under what it scheduled follows the server,
+ * and per second is right for it; so the interval spans the one per
+ * scheduled request only where both sides kept up, where the arrivals'
+ * draw is what moves the totals. Past the capacity, per second alone:
+ * that pair of sweeps -1.1% [-25.8%, +32.0%] same; a sim with twice the
+ * step, same seed, -47.8% [-63.2%, -26.0%] worse, and with the other
+ * seed (119 arrivals against 204) still worse. A step near the capacity
+ * that kept up on one side and not on the other is judged per second:
+ * the side behind its schedule is the server's. */
 static void throughput_diff(struct row *r, double sb, double vb, double sc, double vc, double per_s,
-                            double sched)
+                            double sched, int kept_up)
 {
     r->d = cmp_total_ratio(sb, vb, sc, vc, per_s);
     if (!(sched > 0))
         return;
     r->per_sched = cmp_total_ratio(sb, vb, sc, vc, sched);
-    if (r->d.ok && r->per_sched.ok) {
+    if (kept_up && r->d.ok && r->per_sched.ok) {
         r->d.lo = fmin(r->d.lo, r->per_sched.lo);
         r->d.hi = fmax(r->d.hi, r->per_sched.hi);
     }
@@ -165,11 +173,13 @@ int cmp_build_rows(const struct side *b, const struct side *c, unsigned resample
                             ? (double)b->sent_scheduled / (double)c->sent_scheduled
                             : per_s;
     double scale = per_sched ? (double)b->win_scheduled / (double)c->win_scheduled : 0;
+    int kept_up =
+        cmp_kept_up(b->served, b->win_scheduled) && cmp_kept_up(c->served, c->win_scheduled);
     struct row *r = row_begin(rows, &k, "goodput", "goodput", U_RPS, CMP_HIGHER_BETTER, b->goodput,
                               c->goodput, "poisson");
     if (b->has_slo && c->has_slo)
         throughput_diff(r, (double)b->good, (double)b->good, (double)c->good, (double)c->good,
-                        per_s, scale_warm);
+                        per_s, scale_warm, kept_up);
 
     r = row_begin(rows, &k, "attainment", "attainment", U_SHARE, CMP_HIGHER_BETTER, b->attainment,
                   c->attainment, "newcombe");
@@ -205,7 +215,7 @@ int cmp_build_rows(const struct side *b, const struct side *c, unsigned resample
     if (!no_stream) {
         r = row_begin(rows, &k, "output_tokens_per_s", "output tok/s", U_TOKS, CMP_HIGHER_BETTER,
                       b->tok_s, c->tok_s, "poisson");
-        throughput_diff(r, b->tok_sum, b->tok_sq, c->tok_sum, c->tok_sq, per_s, scale);
+        throughput_diff(r, b->tok_sum, b->tok_sq, c->tok_sum, c->tok_sq, per_s, scale, kept_up);
     }
 
     r = row_begin(rows, &k, "achieved_rate", "achieved rate", U_RPS, CMP_HIGHER_BETTER,
@@ -274,10 +284,14 @@ void cmp_rows_between(struct row *rows, int n, const struct side *const *bs, siz
             continue;
         size_t kb = run_values(bs, nb, r->name, vb), kc = run_values(cs, nc, r->name, vc);
         r->between = cmp_between_runs(vb, kb, vc, kc, !r->pp, r->d.diff);
-        /* The wider wins; an unbounded one (too few values) is the widest. */
+        /* The wider wins; an unbounded one (too few values) is the widest.
+         * Their span, not the between-run one alone: it is centred on the
+         * pooled difference and can leave out a bound of the row's own
+         * (a Poisson ratio's is skewed; per scheduled request's, where
+         * the row spans it, lies off-centre). */
         if (r->between.ok && !r->d.too_few && r->between.hi - r->between.lo > r->d.hi - r->d.lo) {
-            r->d.lo = r->between.lo;
-            r->d.hi = r->between.hi;
+            r->d.lo = fmin(r->d.lo, r->between.lo);
+            r->d.hi = fmax(r->d.hi, r->between.hi);
             r->from_runs = 1;
             cmp_row_judge(r, min_effect);
         }

@@ -227,6 +227,11 @@ static void on_sweep_record(void *ud, const struct record *r)
              * so the requests they are over do too, as a run's
              * (stats_win_scheduled): scheduled from the warm-up's end. */
             s[k]->win_scheduled += r->cold && r->sched_ns >= f->warmup_ns;
+            /* What it served (cmp_kept_up): the records that ended in
+             * the window, any kind but those dropped unsent. A step's
+             * stats keep no such count. */
+            s[k]->served += r->kind != REC_CLIENT_DROPPED && r->end_ns >= s[k]->win_lo &&
+                            r->end_ns < s[k]->win_hi;
         }
         return;
     }

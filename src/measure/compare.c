@@ -529,6 +529,11 @@ struct cmp_diff cmp_total_ratio(double sb, double vb, double sc, double vc, doub
     return d;
 }
 
+int cmp_kept_up(uint64_t served, uint64_t scheduled)
+{
+    return (double)served >= CMP_KEPT_UP_SHARE * (double)scheduled;
+}
+
 const char *cmp_verdict_name(enum cmp_verdict v)
 {
     switch (v) {

@@ -139,6 +139,16 @@ struct cmp_diff cmp_share_diff(uint64_t kb, uint64_t nb, uint64_t kc, uint64_t n
  * +infinity with a finite lower bound. ok 0 when both are 0. */
 struct cmp_diff cmp_total_ratio(double sb, double vb, double sc, double vc, double scale);
 
+/* 1 when an open loop kept up with its schedule in a window: it
+ * finished (served: the requests that ended in the window, any kind, less
+ * those the client dropped unsent) at least CMP_KEPT_UP_SHARE of the
+ * arrivals scheduled in it (scheduled; 0 keeps up). Below the server's
+ * capacity the two differ by the requests in flight at the window's two
+ * edges, which cancel on average; above it the server sets served, and
+ * the rest queue. */
+#define CMP_KEPT_UP_SHARE 0.9
+int cmp_kept_up(uint64_t served, uint64_t scheduled);
+
 /* The between-run 95% interval of a difference, from each side's figure
  * run by run (b: nb runs' values, c: nc runs'; the repeats of one rate
  * of a sweep), around diff (the difference of the pooled figures, so the

@@ -451,6 +451,25 @@ static void test_gate_at_threshold(void **state)
     assert_int_equal(cmp_gate_of(&d, &t), CMP_GATE_FAIL);
 }
 
+/* Kept up: served at least 90% of the window's arrivals. The review's
+ * pair past the capacity (40 of 50, 20 of 30) kept up on neither side;
+ * a step below it that finished 95 of 100 (more in flight at the
+ * window's end than at its start) did, as did one that finished more
+ * than it scheduled (the warm-up's in flight ending in the window). */
+static void test_kept_up(void **state)
+{
+    (void)state;
+    assert_false(cmp_kept_up(40, 50));
+    assert_false(cmp_kept_up(20, 30));
+    assert_false(cmp_kept_up(93, 119));
+    assert_true(cmp_kept_up(95, 100));
+    assert_true(cmp_kept_up(90, 100));
+    assert_false(cmp_kept_up(89, 100));
+    assert_true(cmp_kept_up(105, 100));
+    assert_true(cmp_kept_up(0, 0));
+    assert_false(cmp_kept_up(0, 1));
+}
+
 /* One side's total 0, the other's not: the share of the events that fell
  * on each side, exactly. Goodput 46 in 3 s against 0 (a collapse seen
  * against llama.cpp read "n/a" and a --fail-on gate "inconclusive"): -100%,
@@ -638,6 +657,7 @@ int main(void)
         cmocka_unit_test(test_total_ratio),
         cmocka_unit_test(test_total_ratio_one_zero),
         cmocka_unit_test(test_gate_at_threshold),
+        cmocka_unit_test(test_kept_up),
         cmocka_unit_test(test_between_runs),
         cmocka_unit_test(test_thresholds_parse),
         cmocka_unit_test(test_gate),
