@@ -505,6 +505,15 @@ static json_t *past_capacity_rows(const char *base, const char *cand, json_t **d
     return json_object_get(json_array_get(rates, 0), "rows");
 }
 
+/* The premise of the tests past the capacity: the first step of the sweep
+ * in dir scheduled want requests in its window (a function of the seed). */
+static void assert_first_scheduled(const char *dir, int64_t want)
+{
+    json_t *steps = harness_jsonl_in(dir, "steps.jsonl");
+    assert_int_equal(harness_ival(json_array_get(steps, 0), "scheduled"), want);
+    json_decref(steps);
+}
+
 /* Two sweeps of one sim past its capacity whose schedules drew 119 and
  * 204 arrivals in the window: each finished what the server could, about
  * 93 requests. Per scheduled request, the parent read the one that drew
@@ -533,12 +542,8 @@ static void test_compare_sweep_past_capacity_sim(void **state)
      * both sides past the capacity (they finished well under what they
      * sent). */
     const char *dirs[2] = {low, high};
-    const int64_t want_sched[2] = {119, 204};
-    for (int i = 0; i < 2; i++) {
-        json_t *steps = harness_jsonl_in(dirs[i], "steps.jsonl");
-        assert_int_equal(harness_ival(json_array_get(steps, 0), "scheduled"), want_sched[i]);
-        json_decref(steps);
-    }
+    assert_first_scheduled(low, 119);
+    assert_first_scheduled(high, 204);
 
     const char *names[] = {"goodput", "output_tokens_per_s"};
     for (int dir = 0; dir < 2; dir++) {
@@ -613,13 +618,8 @@ static void test_compare_sweep_half_capacity_fewer_arrivals_sim(void **state)
 
     /* The premise: the candidate's schedule drew fewer arrivals (the
      * seed's counts). */
-    const char *dirs[2] = {base, cand};
-    const int64_t want_sched[2] = {204, 119};
-    for (int i = 0; i < 2; i++) {
-        json_t *steps = harness_jsonl_in(dirs[i], "steps.jsonl");
-        assert_int_equal(harness_ival(json_array_get(steps, 0), "scheduled"), want_sched[i]);
-        json_decref(steps);
-    }
+    assert_first_scheduled(base, 204);
+    assert_first_scheduled(cand, 119);
 
     json_t *j;
     json_t *rows = past_capacity_rows(base, cand, &j);
