@@ -42,9 +42,10 @@ static void report_usage(FILE *f)
                "recorded in run.json fails.\n");
 }
 
-/* A run's report.html from its files; prints the path. Returns the exit
- * status: 2 no or unreadable summary.json, 3 cannot write. */
-static int report_run_page(const char *dir)
+/* A run's report.html from its files; prints the path and what became of
+ * summary.json (merged: recomputed just before). Returns the exit status:
+ * 2 no or unreadable summary.json, 3 cannot write. */
+static int report_run_page(const char *dir, int merged)
 {
     char err[4400];
     int rc = report_run_write(dir, err, sizeof err);
@@ -62,7 +63,8 @@ static int report_run_page(const char *dir)
         ll_errorf("%s", err);
         return LL_EXIT_RUNTIME;
     }
-    printf("report: %s/report.html (summary.json kept as the run wrote it)\n", dir);
+    printf("report: %s/report.html (summary.json %s)\n", dir,
+           merged ? "recomputed from the merged records" : "kept as the run wrote it");
     return LL_EXIT_OK;
 }
 
@@ -92,9 +94,9 @@ int report_main(int argc, char **argv)
         int code = runmerge_rebuild(argv[optind], merge_server_join, stdout);
         if (code == LL_EXIT_USAGE)
             return code;
-        return run_exit_combine(code, report_run_page(argv[optind]));
+        return run_exit_combine(code, report_run_page(argv[optind], 1));
     }
     if (report_run_dir_is_run(argv[optind]))
-        return report_run_page(argv[optind]);
+        return report_run_page(argv[optind], 0);
     return report_build_dir(argv[optind], stdout);
 }

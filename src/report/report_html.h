@@ -173,6 +173,9 @@ struct report {
     int invalid;                /* 1: generator-bound, figures not trustworthy */
     const char *invalid_reason; /* why, when invalid; may be NULL */
     const struct report_step *steps; /* n_steps, in the order they ran */
+    const char *step_mark;           /* the label of each step's start line on the charts
+                                 * over time; NULL = its rate ("30/s"), as a sweep's;
+                                 * a run's page says "warm-up end" */
     size_t n_steps;
     double slo_ttft_ms;         /* ms, per-request thresholds; 0 = none */
     double slo_tpot_ms;

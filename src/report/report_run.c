@@ -37,15 +37,11 @@
 #include "measure/record.h"
 #include "report/report_html.h"
 #include "report/report_int.h"
+#include "report/report_runsec.h"
 #include "report/report_scrapes.h"
 #include "report/svg.h"
 #include "util/json.h"
 #include "util/util.h"
-
-/* The most one-second windows of hist.jsonl drawn: a day. A window past
- * it is left out (a run of more than a day thins nothing: its charts
- * stop there). */
-#define RUN_MAX_SECONDS 86400
 
 /* o's member at a dotted path ("latency_ns.ttft.p99"); NULL when absent. */
 static const json_t *jpath(const json_t *o, const char *path)
@@ -74,94 +70,6 @@ static const char *jstr(const json_t *o, const char *path)
     return json_string_value(jpath(o, path));
 }
 
-/* --- hist.jsonl, one second at a time --- */
-
-/* The windows of hist.jsonl: second i of the run is [i, i + 1) s. */
-struct run_seconds {
-    struct hist **ttft, **tpot; /* n each; NULL = nothing counted */
-    double *ok, *failed;        /* records ended ok / otherwise in the second */
-    size_t n;                   /* seconds 0 .. the last with a line */
-};
-
-static void run_seconds_free(struct run_seconds *s)
-{
-    for (size_t i = 0; i < s->n; i++) {
-        hist_free(s->ttft[i]);
-        hist_free(s->tpot[i]);
-    }
-    free(s->ttft);
-    free(s->tpot);
-    free(s->ok);
-    free(s->failed);
-}
-
-/* Grow s to hold second i. */
-static void run_seconds_reserve(struct run_seconds *s, size_t i)
-{
-    if (i < s->n)
-        return;
-    size_t n = i + 1;
-    s->ttft = ll_realloc(s->ttft, n * sizeof *s->ttft);
-    s->tpot = ll_realloc(s->tpot, n * sizeof *s->tpot);
-    s->ok = ll_realloc(s->ok, n * sizeof *s->ok);
-    s->failed = ll_realloc(s->failed, n * sizeof *s->failed);
-    for (size_t k = s->n; k < n; k++) {
-        s->ttft[k] = s->tpot[k] = NULL;
-        s->ok[k] = s->failed[k] = 0;
-    }
-    s->n = n;
-}
-
-/* Add histogram text v (hist.c's form) into *h, made when first needed.
- * A malformed one is skipped, as a malformed line is. */
-static void run_hist_add(struct hist **h, const json_t *v)
-{
-    const char *text = json_string_value(v);
-    if (text == NULL)
-        return;
-    struct hist *one = hist_new();
-    char err[128];
-    if (hist_from_string(one, text, err, sizeof err) == 0) {
-        if (*h == NULL)
-            *h = hist_new();
-        hist_merge(*h, one);
-    }
-    hist_free(one);
-}
-
-/* Read hist.jsonl at path into *s. A missing file is no windows; a line
- * that is not a run's window (unreadable, a sweep step's, a time out of
- * range) is skipped. */
-static void run_seconds_load(const char *path, struct run_seconds *s)
-{
-    *s = (struct run_seconds){0};
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    while ((got = getline(&line, &cap, f)) > 0) {
-        json_t *o = json_loadb(line, (size_t)got, 0, NULL);
-        if (o == NULL)
-            continue;
-        json_t *t = json_object_get(o, "t_ns");
-        if (json_is_integer(t) && json_integer_value(t) >= 0 &&
-            json_object_get(o, "step") == NULL &&
-            json_integer_value(t) / 1000000000 < RUN_MAX_SECONDS) {
-            size_t i = (size_t)(json_integer_value(t) / 1000000000);
-            run_seconds_reserve(s, i);
-            s->ok[i] += jnum(o, "ok") > 0 ? jnum(o, "ok") : 0;
-            s->failed[i] += jnum(o, "failed") > 0 ? jnum(o, "failed") : 0;
-            run_hist_add(&s->ttft[i], json_object_get(o, "ttft"));
-            run_hist_add(&s->tpot[i], json_object_get(o, "tpot"));
-        }
-        json_decref(o);
-    }
-    free(line);
-    fclose(f);
-}
-
 /* --- the parts of the page --- */
 
 /* One fact of dl.facts: key, then text (escaped); nothing when NULL. */
@@ -187,9 +95,42 @@ static void run_tags(const json_t *run, struct strbuf *t)
     }
 }
 
-/* The verdict in one line: INVALID or valid, steady or not, interrupted. */
+/* The --expect checks that failed, as "a, b" (their text); "" = none.
+ * Returns how many checks summary.json lists (0: no --expect). */
+static size_t run_expect_failed(const json_t *sum, struct strbuf *t)
+{
+    const json_t *ex = json_object_get(sum, "expect");
+    if (!json_is_array(ex))
+        return 0;
+    size_t i;
+    const json_t *c;
+    json_array_foreach(ex, i, c)
+    {
+        const char *res = jstr(c, "result");
+        if (res == NULL || strcmp(res, "fail") != 0)
+            continue;
+        strbuf_printf(t, "%s%s", t->len ? ", " : "", jstr(c, "expect") ? jstr(c, "expect") : "?");
+    }
+    return json_array_size(ex);
+}
+
+/* 1 when requests were scheduled and none ended ok: the run's exit 6. */
+static int run_none_ok(const json_t *sum)
+{
+    return jnum(sum, "requests.ok") == 0 && jnum(sum, "requests.scheduled") > 0;
+}
+
+/* The verdict in one line: how the run ended (no request ok, --expect
+ * failed or passed), INVALID or valid, steady or not, interrupted. */
 static void run_verdict_line(struct strbuf *t, const json_t *sum)
 {
+    struct strbuf f;
+    strbuf_init(&f);
+    size_t n_expect = run_expect_failed(sum, &f);
+    if (run_none_ok(sum))
+        strbuf_puts(t, "FAILED: no request succeeded; ");
+    if (f.len)
+        strbuf_printf(t, "FAILED --expect: %s; ", f.data);
     int invalid = json_is_true(json_object_get(sum, "invalid"));
     strbuf_puts(t, invalid ? "INVALID (the generator's lateness moved the latencies)"
                            : "valid (the generator kept its schedule)");
@@ -198,6 +139,9 @@ static void run_verdict_line(struct strbuf *t, const json_t *sum)
         strbuf_puts(t, json_is_true(st) ? "; steady" : "; not steady");
     if (json_is_true(json_object_get(sum, "interrupted")))
         strbuf_puts(t, "; interrupted: the window was cut short");
+    if (n_expect > 0 && f.len == 0)
+        strbuf_puts(t, "; --expect passed");
+    strbuf_free(&f);
 }
 
 /* dl.facts: target, model, server, tags, load, seed, window, SLO,
@@ -257,6 +201,19 @@ static void run_banner(struct strbuf *b, const char *cls, const char *prefix, co
  * reason, closed loop, and each warning summary.json has, in its words. */
 static void run_banners(struct strbuf *b, const json_t *sum)
 {
+    if (run_none_ok(sum))
+        run_banner(b, "invalid",
+                   "FAILED: no request succeeded (exit 6); the latencies below are empty.", NULL);
+    struct strbuf f;
+    strbuf_init(&f);
+    run_expect_failed(sum, &f);
+    if (f.len) {
+        strbuf_puts(b, "<div class=\"banner invalid\" id=\"expect-failed\">FAILED --expect "
+                       "(exit 7): ");
+        strbuf_put_xml(b, f.data);
+        strbuf_puts(b, "</div>\n");
+    }
+    strbuf_free(&f);
     if (json_is_true(json_object_get(sum, "invalid")))
         run_banner(b, "invalid",
                    "INVALID: the load generator could not keep its schedule; these "
@@ -288,6 +245,9 @@ static void run_header(struct strbuf *b, const json_t *run, const json_t *sum)
         strbuf_puts(b, ", ");
         strbuf_put_xml(b, jstr(sum, "mode"));
     }
+    if (json_is_integer(jpath(run, "merged.shards")))
+        strbuf_printf(b, "; <span id=\"merged\">merged from %lld shards</span>",
+                      (long long)json_integer_value(jpath(run, "merged.shards")));
     strbuf_puts(b, "</p>\n");
     run_facts(b, run, sum);
     run_banners(b, sum);
@@ -310,8 +270,24 @@ static void run_latency_card(struct strbuf *b, const json_t *sum, const char *ke
     strbuf_free(&d);
 }
 
+/* What a count card says instead of v: 0 when summary.json says 0, an
+ * en dash when it does not have the figure. */
+static const char *run_none(double v)
+{
+    return isfinite(v) ? "0" : "\xE2\x80\x93";
+}
+
+/* 1 when the run streamed tokens to time: its TTFT counted a request, or
+ * summary.json (older) does not say. Not with embeddings or none ok. */
+static int run_streamed(const json_t *sum)
+{
+    const json_t *n = jpath(sum, "latency_ns.ttft.count");
+    return !json_is_integer(n) || json_integer_value(n) > 0;
+}
+
 /* The cards: requests ok, completion rate, output tokens/s, goodput
- * (with an SLO), TTFT, TPOT and E2E p99. */
+ * (with an SLO), TTFT, TPOT and E2E p99; the stream's (output, TTFT,
+ * TPOT) only when a request streamed. */
 static void run_cards(struct strbuf *b, const json_t *sum)
 {
     struct strbuf d;
@@ -321,25 +297,29 @@ static void run_cards(struct strbuf *b, const json_t *sum)
     report_put_value(&d, jnum(sum, "requests.scheduled"));
     strbuf_puts(&d, " scheduled; failed ");
     report_put_value(&d, jnum(sum, "requests.failed"));
-    report_card(b, "ok", "Requests ok", jnum(sum, "requests.ok"), "", "0", d.data);
+    report_card(b, "ok", "Requests ok", jnum(sum, "requests.ok"), "",
+                run_none(jnum(sum, "requests.ok")), d.data);
     strbuf_clear(&d);
     strbuf_puts(&d, "ended in the window, any kind; ok ");
     report_put_value(&d, jnum(sum, "throughput.ok_rate_per_s"));
     strbuf_puts(&d, " req/s");
-    report_card(b, "rate", "Completion rate", jnum(sum, "throughput.completion_rate_per_s"),
-                "req/s", "0", d.data);
-    report_card(b, "tput", "Output", jnum(sum, "throughput.output_tokens_per_s"), "tokens/s",
-                "none", "generated tokens of ok requests");
+    double rate = jnum(sum, "throughput.completion_rate_per_s");
+    report_card(b, "rate", "Completion rate", rate, "req/s", run_none(rate), d.data);
+    if (run_streamed(sum))
+        report_card(b, "tput", "Output", jnum(sum, "throughput.output_tokens_per_s"), "tokens/s",
+                    "none", "generated tokens of ok requests");
     if (jstr(sum, "throughput.slo") != NULL) {
         strbuf_clear(&d);
         strbuf_puts(&d, "ok within the SLO; attainment ");
         report_put_value(&d, jnum(sum, "throughput.attainment") * 100);
         strbuf_puts(&d, "%");
-        report_card(b, "good", "Goodput", jnum(sum, "throughput.goodput_per_s"), "req/s", "0",
-                    d.data);
+        double good = jnum(sum, "throughput.goodput_per_s");
+        report_card(b, "good", "Goodput", good, "req/s", run_none(good), d.data);
     }
-    run_latency_card(b, sum, "ttft", "TTFT p99", "ms", 1e6);
-    run_latency_card(b, sum, "tpot", "TPOT p99", "ms", 1e6);
+    if (run_streamed(sum)) {
+        run_latency_card(b, sum, "ttft", "TTFT p99", "ms", 1e6);
+        run_latency_card(b, sum, "tpot", "TPOT p99", "ms", 1e6);
+    }
     run_latency_card(b, sum, "e2e", "E2E p99", "s", 1e9);
     strbuf_puts(b, "</section>\n");
     strbuf_free(&d);
@@ -363,7 +343,10 @@ static void run_cell(struct strbuf *b, const json_t *v, double scale)
     strbuf_puts(b, "</td>");
 }
 
-/* The latencies of table#latency, summary.json's latency_ns keys. */
+/* The latencies of table#latency, summary.json's latency_ns keys, named
+ * as the terminal's summary names them (summary.c): ttft_server is the
+ * client's TTFT from the send time, the figure the server's own histogram
+ * measures, not the server's. */
 static const char *const run_lat[][2] = {
     {"ttft", "TTFT"},
     {"ttft_server", "TTFT (server: first - sent)"},
@@ -371,6 +354,7 @@ static const char *const run_lat[][2] = {
     {"itl_request", "ITL (per request)"},
     {"tpot", "TPOT"},
     {"e2e", "E2E"},
+    {"e2e_failed", "E2E (failed requests)"},
     {"client_queue", "client queue"},
     {"schedule_lateness", "schedule lateness"},
 };
@@ -497,9 +481,15 @@ static void run_errors(struct strbuf *b, const json_t *sum)
         strbuf_put_xml(b, msg && msg[0] ? msg : "(no message)");
         strbuf_puts(b, "</td></tr>\n");
     }
+    double failed = jnum(sum, "requests.failed");
     if (any)
         strbuf_puts(b, "</tbody></table></div>\n");
-    else
+    else if (failed > 0) {
+        strbuf_puts(b, "<h2>Errors</h2>\n<p class=\"note\" id=\"errors-unnamed\">");
+        report_put_value(b, failed);
+        strbuf_puts(b, " requests failed; summary.json does not say of which kinds "
+                       "(requests.jsonl has each one).</p>\n");
+    } else if (failed == 0)
         strbuf_puts(b, "<h2>Errors</h2>\n<p class=\"note\" id=\"errors-none\">No request "
                        "failed.</p>\n");
 }
@@ -526,21 +516,31 @@ static void run_second_chart(struct strbuf *b, const struct report *r, const cha
     report_time_marks_free(&tm);
 }
 
-/* p50 and p99 of h[i] per second, ms, at x = i + 0.5 (the window's
- * middle); seconds with nothing counted are left out. */
-static void run_pct_chart(struct strbuf *b, const struct report *r, struct hist *const *h, size_t n,
-                          const char *id, const char *title, const char *key)
+/* Markers on a line of at most this many points; past it they hide the
+ * line (an hour drew 21,606 of them). */
+#define RUN_MARKERS_MAX 300
+
+static unsigned run_line_flags(size_t n)
 {
-    double *x = ll_calloc(n + 1, sizeof(double));
-    double *p50 = ll_calloc(n + 1, sizeof(double));
-    double *p99 = ll_calloc(n + 1, sizeof(double));
+    return n <= RUN_MARKERS_MAX ? SVG_LINE | SVG_MARKERS : SVG_LINE;
+}
+
+/* p50 and p99 per bucket (ns in p50/p99, drawn ms) at x = the bucket's
+ * middle, s; buckets with nothing counted are left out. */
+static void run_pct_chart(struct strbuf *b, const struct report *r, const struct run_seconds *s,
+                          const double *p50_ns, const double *p99_ns, const char *id,
+                          const char *title, const char *key)
+{
+    double *x = ll_calloc(s->n + 1, sizeof(double));
+    double *p50 = ll_calloc(s->n + 1, sizeof(double));
+    double *p99 = ll_calloc(s->n + 1, sizeof(double));
     size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (h[i] == NULL || hist_count(h[i]) == 0)
+    for (size_t i = 0; i < s->n; i++) {
+        if (!isfinite(p50_ns[i]))
             continue;
-        x[k] = (double)i + 0.5;
-        p50[k] = (double)hist_percentile(h[i], 50) / 1e6;
-        p99[k] = (double)hist_percentile(h[i], 99) / 1e6;
+        x[k] = ((double)i + 0.5) * (double)s->k;
+        p50[k] = p50_ns[i] / 1e6;
+        p99[k] = p99_ns[i] / 1e6;
         k++;
     }
     char k50[32], k99[32];
@@ -552,14 +552,14 @@ static void run_pct_chart(struct strbuf *b, const struct report *r, struct hist 
          .x = x,
          .y = p50,
          .n = k,
-         .flags = SVG_LINE | SVG_MARKERS,
+         .flags = run_line_flags(k),
          .color = REPORT_COLOR_P50},
         {.key = k99,
          .label = "p99",
          .x = x,
          .y = p99,
          .n = k,
-         .flags = SVG_LINE | SVG_MARKERS,
+         .flags = run_line_flags(k),
          .color = REPORT_COLOR_P99},
     };
     run_second_chart(b, r, id, title, "ms", se, 2);
@@ -568,56 +568,100 @@ static void run_pct_chart(struct strbuf *b, const struct report *r, struct hist 
     free(p99);
 }
 
-/* Requests ended ok and failed per second. */
-static void run_count_chart(struct strbuf *b, const struct report *r, const struct run_seconds *s)
+/* Requests ended ok and failed per second, each bucket's mean. Only the
+ * buckets wholly inside the measured window [from_s, to_s) that have a
+ * line are drawn: no line is not "none ended" (the warm-up's seconds have
+ * no line), and a second cut by the window's end is not a collapse. */
+static void run_count_chart(struct strbuf *b, const struct report *r, const struct run_seconds *s,
+                            double from_s, double to_s)
 {
     double *x = ll_calloc(s->n + 1, sizeof(double));
-    for (size_t i = 0; i < s->n; i++)
-        x[i] = (double)i + 0.5;
+    double *ok = ll_calloc(s->n + 1, sizeof(double));
+    double *failed = ll_calloc(s->n + 1, sizeof(double));
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        double t0 = (double)(i * s->k), t1 = (double)((i + 1) * s->k);
+        if (!s->seen[i] || t0 < from_s - 1e-9 || (isfinite(to_s) && t1 > to_s + 1e-9))
+            continue;
+        x[n] = (t0 + t1) / 2;
+        ok[n] = s->ok[i] / (double)s->k;
+        failed[n] = s->failed[i] / (double)s->k;
+        n++;
+    }
     struct svg_series se[2] = {
         {.key = "ok_per_s",
          .label = "ok",
          .x = x,
-         .y = s->ok,
-         .n = s->n,
-         .flags = SVG_LINE | SVG_MARKERS,
+         .y = ok,
+         .n = n,
+         .flags = run_line_flags(n),
          .color = REPORT_COLOR_P50},
         {.key = "failed_per_s",
          .label = "failed",
          .x = x,
-         .y = s->failed,
-         .n = s->n,
-         .flags = SVG_LINE | SVG_MARKERS,
+         .y = failed,
+         .n = n,
+         .flags = run_line_flags(n),
          .color = REPORT_COLOR_P99},
     };
     run_second_chart(b, r, "chart-completions", "Requests ended per second", "requests/s", se, 2);
     free(x);
+    free(ok);
+    free(failed);
+}
+
+/* p.note#seconds-note: how the seconds were added together on a long
+ * run, and the lines that could not be drawn. Nothing when neither. */
+static void run_seconds_note(struct strbuf *b, const struct run_seconds *s)
+{
+    if (s->k <= 1 && s->late_lines == 0 && s->bad_lines == 0)
+        return;
+    strbuf_puts(b, "<p class=\"note\" id=\"seconds-note\">");
+    if (s->k > 1)
+        strbuf_printf(b,
+                      "Each point is %zu seconds added together (their histograms merged), "
+                      "so that the %zu seconds draw as %zu points. ",
+                      s->k, s->n_seconds, s->n);
+    if (s->late_lines > 0)
+        strbuf_printf(b,
+                      "%llu lines of hist.jsonl came after their second was drawn: their "
+                      "requests are counted, their latencies left out of the charts. ",
+                      (unsigned long long)s->late_lines);
+    if (s->bad_lines > 0)
+        strbuf_printf(b, "%llu lines of hist.jsonl were not a run's window and were skipped.",
+                      (unsigned long long)s->bad_lines);
+    strbuf_puts(b, "</p>\n");
 }
 
 /* The section over time: per second from hist.jsonl, then the server's
  * scrapes and the GPUs' telemetry when there are any. r holds the one
  * step (its window) and the scrapes. */
 static void run_time_section(struct strbuf *b, const struct report *r, const struct run_seconds *s,
-                             int stream)
+                             int stream, double win_from_s, double win_to_s)
 {
-    strbuf_puts(b, "<h2>Over time</h2>\n<section class=\"grid\">\n");
+    strbuf_puts(b, "<h2>Over time</h2>\n");
+    run_seconds_note(b, s);
+    strbuf_puts(b, "<section class=\"grid\">\n");
     if (stream) {
         report_figure_open(b, "wide", "TTFT per second",
                            "p50 and p99 of the TTFT of the ok requests that ended in each "
                            "second (hist.jsonl's windows, the warm-up left out); the grey "
-                           "line marks the start of the measured window.");
-        run_pct_chart(b, r, s->ttft, s->n, "chart-ttft-time", "TTFT per second", "ttft");
+                           "line marks the warm-up's end, the start of the measured window.");
+        run_pct_chart(b, r, s, s->ttft_p50_ns, s->ttft_p99_ns, "chart-ttft-time", "TTFT per second",
+                      "ttft");
         report_figure_close(b);
         report_figure_open(b, "wide", "TPOT per second",
                            "p50 and p99 of the TPOT of the ok requests that ended in each "
                            "second: a pace that slows as the batch fills.");
-        run_pct_chart(b, r, s->tpot, s->n, "chart-tpot-time", "TPOT per second", "tpot");
+        run_pct_chart(b, r, s, s->tpot_p50_ns, s->tpot_p99_ns, "chart-tpot-time", "TPOT per second",
+                      "tpot");
         report_figure_close(b);
     }
     report_figure_open(b, "wide", "Requests ended per second",
-                       "Requests that ended ok, and otherwise, in each second: completions "
-                       "that fall behind the load are a backlog.");
-    run_count_chart(b, r, s);
+                       "Requests that ended ok, and otherwise, in each second of the measured "
+                       "window (a second the window cuts is left out): completions that fall "
+                       "behind the load are a backlog.");
+    run_count_chart(b, r, s, win_from_s, win_to_s);
     report_figure_close(b);
     if (r->n_server > 0) {
         report_figure_open(b, "wide", "Server queue and batch",
@@ -663,15 +707,21 @@ void report_run_render(const json_t *run, const json_t *sum, const char *hist_pa
         .offered_rps = jnum(sum, "throughput.offered_rate_per_s"),
         .achieved_rps = jnum(sum, "throughput.send_rate_per_s"),
         .t_start_s = isfinite(warm_s) ? warm_s : 0,
-        .t_end_s = LL_MAX(isfinite(warm_s + win_s) ? warm_s + win_s : 0, (double)s.n)};
+        .t_end_s = LL_MAX(isfinite(warm_s + win_s) ? warm_s + win_s : 0, (double)s.n_seconds)};
     struct report r = {.steps = &step,
                        .n_steps = 1,
+                       .step_mark = step.t_start_s > 0 ? "warm-up end" : "window start",
                        .closed_loop = json_is_true(json_object_get(sum, "closed_loop"))};
     report_scrapes_lend(&sc, &r);
 
     const char *cmd = jstr(run, "command");
-    char title[64];
-    snprintf(title, sizeof title, "llmload %s", cmd != NULL ? cmd : "run");
+    char title[96];
+    if (json_is_integer(jpath(run, "merged.shards")))
+        snprintf(title, sizeof title, "llmload %s, merged from %lld shards",
+                 cmd != NULL ? cmd : "run",
+                 (long long)json_integer_value(jpath(run, "merged.shards")));
+    else
+        snprintf(title, sizeof title, "llmload %s", cmd != NULL ? cmd : "run");
     report_page_head(b, title);
     run_header(b, run, sum);
     run_cards(b, sum);
@@ -679,8 +729,8 @@ void report_run_render(const json_t *run, const json_t *sum, const char *hist_pa
     run_class_table(b, sum);
     run_throughput_table(b, sum);
     run_errors(b, sum);
-    const json_t *ttft_n = jpath(sum, "latency_ns.ttft.count");
-    run_time_section(b, &r, &s, !json_is_integer(ttft_n) || json_integer_value(ttft_n) > 0);
+    run_time_section(b, &r, &s, run_streamed(sum), step.t_start_s,
+                     isfinite(warm_s + win_s) ? warm_s + win_s : NAN);
     report_page_foot(b, jstr(sum, "version"));
 
     report_scrapes_free(&sc);
@@ -717,6 +767,15 @@ int report_run_write(const char *dir, char *err, size_t errlen)
     json_t *sum = ll_json_load_file(path, 0, &je);
     if (sum == NULL) {
         snprintf(err, errlen, "%s: %s", path, je.text);
+        return LL_E_INVAL;
+    }
+    const char *schema = jstr(sum, "schema");
+    if (!json_is_object(sum) || schema == NULL || strncmp(schema, "llmload.summary/", 16) != 0) {
+        snprintf(err, errlen,
+                 "%s: not a run's summary (expected an object with schema "
+                 "llmload.summary/N)",
+                 path);
+        json_decref(sum);
         return LL_E_INVAL;
     }
     snprintf(path, sizeof path, "%s/run.json", dir);

@@ -50,8 +50,12 @@ static size_t report_step_marks(const struct report *r, struct svg_vline *v, cha
             continue;
         struct strbuf lab;
         strbuf_init(&lab);
-        report_step_label(r, s, &lab);
-        strbuf_puts(&lab, "/s");
+        if (r->step_mark != NULL) {
+            strbuf_puts(&lab, r->step_mark);
+        } else {
+            report_step_label(r, s, &lab);
+            strbuf_puts(&lab, "/s");
+        }
         snprintf(labels[n], sizeof(labels[n]), "%s", lab.data);
         strbuf_free(&lab);
         v[n] = (struct svg_vline){

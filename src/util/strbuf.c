@@ -122,7 +122,12 @@ void strbuf_put_xml(struct strbuf *b, const char *s)
             continue;
         }
         size_t n = ll_utf8_len(p, strnlen((const char *)p, 4));
-        if (n == 0) {
+        if (n == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE) {
+            /* U+FFFE and U+FFFF: well-formed UTF-8 that XML 1.0 forbids
+             * (xmllint refuses the page) */
+            strbuf_puts(b, "\xEF\xBF\xBD");
+            p += 3;
+        } else if (n == 0) {
             strbuf_puts(b, "\xEF\xBF\xBD"); /* U+FFFD for a bad byte */
             p++;
         } else {

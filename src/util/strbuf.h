@@ -40,8 +40,9 @@ void strbuf_vprintf(struct strbuf *b, const char *fmt, va_list ap);
 
 /* Append s escaped for XML and HTML text and attribute values: & < > " '
  * become entities; control bytes other than tab, LF and CR (not allowed in
- * XML) are dropped; a byte that does not start a valid UTF-8 sequence
- * becomes U+FFFD. The result is always well-formed. NULL appends nothing. */
+ * XML) are dropped; a byte that does not start a valid UTF-8 sequence,
+ * and U+FFFE and U+FFFF (valid UTF-8 that XML 1.0 forbids), become U+FFFD
+ * (surrogates never reach it: they are not valid UTF-8). The result is always well-formed. NULL appends nothing. */
 void strbuf_put_xml(struct strbuf *b, const char *s);
 
 /* Append v in the shortest decimal form that reads back (strtod) as exactly

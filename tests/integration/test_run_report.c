@@ -150,5 +150,45 @@ static void test_replay_page(void **state)
     free(tmp);
 }
 
+/* A run whose --expect fails (exit 7) says so on its page: the verdict
+ * and a banner name the check, summary.json's expect[].result "fail". */
+static void test_expect_failed_page(void **state)
+{
+    (void)state;
+    const char *sargs[] = {SIM_FAST, NULL};
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    const char *args[] = {"--rate", "20",       "--duration",   "2s",
+                          REQ_8_10, "--expect", "ttft_p99<1us", NULL};
+    char *dir = harness_run_client(NULL, args, 7, NULL);
+    char *doc = harness_read_in(dir, "report.html");
+    assert_non_null(strstr(doc, "id=\"verdict\">FAILED --expect: ttft_p99&lt;1us; "));
+    assert_non_null(strstr(doc, "id=\"expect-failed\">FAILED --expect (exit 7): ttft_p99&lt;1us"));
+    free(doc);
+    harness_results_free(dir);
+}
+
+/* A summary.json that is not a run's summary: one line naming the file,
+ * exit 2, no page. */
+static void test_not_a_summary(void **state)
+{
+    (void)state;
+    char *tmp = harness_tmpdir();
+    char path[700];
+    snprintf(path, sizeof path, "%s/run.json", tmp);
+    harness_write_file(path, "{\"command\":\"run\",\"config\":{}}\n");
+    snprintf(path, sizeof path, "%s/summary.json", tmp);
+    harness_write_file(path, "[1, 2]\n");
+    const char *rep[] = {"report", tmp, NULL};
+    harness_expect_usage(rep, "summary.json: not a run's summary");
+    harness_write_file(path, "{\"schema\":\"llmload.steps/1\"}\n");
+    harness_expect_usage(rep, "summary.json: not a run's summary");
+    snprintf(path, sizeof path, "%s/report.html", tmp);
+    assert_int_not_equal(access(path, F_OK), 0);
+    harness_rm_rf(tmp);
+    free(tmp);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_run_page, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_replay_page, harness_sim_teardown))
+             cmocka_unit_test_teardown(test_replay_page, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_expect_failed_page, harness_sim_teardown),
+             cmocka_unit_test(test_not_a_summary))

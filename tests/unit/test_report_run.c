@@ -50,9 +50,9 @@ static void hist_line(FILE *f, int sec, int ok, int failed, const uint64_t *v, s
         hist_record(h, v[i]);
     char *text = hist_to_string(h);
     fprintf(f,
-            "{\"t_ns\":%d000000000,\"shard\":0,\"worker\":%d,\"ok\":%d,\"failed\":%d,"
+            "{\"t_ns\":%lld,\"shard\":0,\"worker\":%d,\"ok\":%d,\"failed\":%d,"
             "\"ttft\":\"%s\"}\n",
-            sec, ok, ok, failed, text);
+            (long long)sec * 1000000000, ok, ok, failed, text);
     free(text);
     hist_free(h);
 }
@@ -127,15 +127,16 @@ static void test_seconds_add_up(void **state)
     size_t len;
     const char *s = svgtest_chart_find(doc, "chart-completions", &len);
     assert_non_null(s);
-    /* Seconds 0 (nothing written), 1 (2 + 1 ok) and 2 (1 ok). */
+    /* Seconds 1 (2 + 1 ok) and 2 (1 ok); second 0, the warm-up's, has no
+     * line and is not drawn as 0 ended. */
     assert_int_equal(
         svgtest_collect(s, len, "<circle class=\"pt\"", "ok_per_s", "data-x", "data-y", xs, ys, 8),
-        3);
-    assert_true(xs[1] == 1.5 && ys[1] == 3 && ys[2] == 1 && ys[0] == 0);
+        2);
+    assert_true(xs[0] == 1.5 && ys[0] == 3 && ys[1] == 1);
     assert_int_equal(svgtest_collect(s, len, "<circle class=\"pt\"", "failed_per_s", "data-x",
                                      "data-y", xs, ys, 8),
-                     3);
-    assert_true(ys[1] == 1);
+                     2);
+    assert_true(ys[0] == 1);
     /* TTFT of second 1 is the two workers' merged: p99 the 30 ms, p50 the 20. */
     s = svgtest_chart_find(doc, "chart-ttft-time", &len);
     assert_non_null(s);
@@ -148,6 +149,137 @@ static void test_seconds_add_up(void **state)
         svgtest_collect(s, len, "<circle class=\"pt\"", "ttft_p50", "data-x", "data-y", xs, ys, 8),
         2);
     ASSERT_REL(ys[0], 20.0, 1.0 / 256);
+    free(doc);
+}
+
+/* Render summary text sum_text with hist.jsonl at hist_path. Caller frees. */
+static char *render_with(const char *sum_text, const char *hist_path)
+{
+    json_error_t je;
+    json_t *sum = json_loads(sum_text, 0, &je);
+    if (sum == NULL)
+        fail_msg("summary: %s", je.text);
+    struct strbuf b;
+    strbuf_init(&b);
+    report_run_render(NULL, sum, hist_path, "/nonexistent/server_metrics.jsonl", &b);
+    json_decref(sum);
+    char *doc = ll_strdup(b.data);
+    strbuf_free(&b);
+    return doc;
+}
+
+static const char small_summary[] =
+    "{\"schema\":\"llmload.summary/1\",\"window_ns\":3000000000000,\"warmup_ns\":0,"
+    "\"requests\":{\"scheduled\":10,\"ok\":10,\"failed\":0}}";
+
+/* A run of 3,000 seconds draws at most RUN_SECONDS_POINTS points, each
+ * the merge of k seconds' histograms (the p99 of the bucket, not of one
+ * second), without markers; a line that comes after its bucket closed
+ * still counts its requests. */
+static void test_long_run_thinned(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_report_run.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    for (int sec = 0; sec < 3000; sec++) {
+        uint64_t v = sec == 1 ? 90000000 : 10000000;
+        hist_line(f, sec, 3, 0, &v, 1);
+    }
+    uint64_t late = 500000000;
+    hist_line(f, 0, 3, 0, &late, 1); /* second 0 again, long after it closed */
+    fclose(f);
+    char *doc = render_with(small_summary, path);
+    unlink(path);
+    assert_well_formed(doc);
+    double *xs = ll_calloc(2000, sizeof(double)), *ys = ll_calloc(2000, sizeof(double));
+    size_t len;
+    const char *s = svgtest_chart_find(doc, "chart-ttft-time", &len);
+    assert_non_null(s);
+    size_t n = svgtest_collect(s, len, "<circle class=\"pt\"", "ttft_p99", "data-x", "data-y", xs,
+                               ys, 2000);
+    assert_int_equal(n, 1000);
+    assert_true(xs[0] == 1.5); /* seconds 0-2 as one point */
+    ASSERT_REL(ys[0], 90.0, 1.0 / 256);
+    ASSERT_REL(ys[1], 10.0, 1.0 / 256);
+    s = svgtest_chart_find(doc, "chart-completions", &len);
+    n = svgtest_collect(s, len, "<circle class=\"pt\"", "ok_per_s", "data-x", "data-y", xs, ys,
+                        2000);
+    assert_int_equal(n, 1000);
+    assert_true(ys[0] == 4 && ys[1] == 3);                           /* (3 x 3 + 3) / 3 seconds */
+    assert_null(strstr(doc, " r=\"3.5\" fill=\"#0072b2\" stroke=")); /* no markers */
+    assert_non_null(strstr(doc, "Each point is 3 seconds added together"));
+    assert_non_null(strstr(doc, "1 lines of hist.jsonl came after their second was drawn"));
+    free(xs);
+    free(ys);
+    free(doc);
+}
+
+/* A missing or unreadable hist.jsonl, and a summary.json of an older
+ * llmload without its latency and throughput blocks: the page still
+ * renders, well formed, with en dashes where figures are missing. */
+static void test_missing_parts(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_report_run.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char bad[] = "not json\n{\"t_ns\":\"x\"}\n";
+    assert_true(write(fd, bad, sizeof bad - 1) == (ssize_t)(sizeof bad - 1));
+    close(fd);
+    static const char old[] = "{\"schema\":\"llmload.summary/1\",\"requests\":{\"failed\":3}}";
+    char *doc = render_with(old, path);
+    unlink(path);
+    assert_well_formed(doc);
+    assert_non_null(strstr(doc, "2 lines of hist.jsonl were not a run's window"));
+    /* No requests.ok: an en dash, not 0. */
+    assert_non_null(strstr(doc, "<div class=\"k\">Requests ok</div><div class=\"v none\">"
+                                "\xE2\x80\x93</div>"));
+    /* 3 failed and no by_kind: not "No request failed." */
+    assert_null(strstr(doc, "No request failed."));
+    assert_non_null(strstr(doc, "id=\"errors-unnamed\">3 requests failed"));
+    free(doc);
+    doc = render_with(old, "/nonexistent/hist.jsonl");
+    assert_well_formed(doc);
+    assert_non_null(strstr(doc, "nothing counted"));
+    free(doc);
+}
+
+/* A failed --expect and a run with no request ok say so in the verdict
+ * and a banner; a passed --expect says it passed. */
+static void test_run_end_said(void **state)
+{
+    (void)state;
+    static const char failed[] =
+        "{\"schema\":\"llmload.summary/1\",\"steady\":true,\"requests\":{\"scheduled\":4,"
+        "\"ok\":4,\"failed\":0},\"latency_ns\":{\"ttft\":{\"count\":4}},\"expect\":["
+        "{\"expect\":\"ttft_p99<1ms\",\"result\":\"fail\"},"
+        "{\"expect\":\"error_rate<1%\",\"result\":\"pass\"},"
+        "{\"expect\":\"goodput>=9/s\",\"result\":\"fail\"}]}";
+    char *doc = render_with(failed, "/nonexistent/hist.jsonl");
+    assert_non_null(strstr(doc, "id=\"verdict\">FAILED --expect: ttft_p99&lt;1ms, "
+                                "goodput&gt;=9/s; valid"));
+    assert_non_null(strstr(doc, "id=\"expect-failed\">FAILED --expect (exit 7): "
+                                "ttft_p99&lt;1ms, goodput&gt;=9/s</div>"));
+    free(doc);
+    static const char passed[] =
+        "{\"schema\":\"llmload.summary/1\",\"requests\":{\"scheduled\":4,\"ok\":4},"
+        "\"expect\":[{\"expect\":\"ttft_p99<1s\",\"result\":\"pass\"}]}";
+    doc = render_with(passed, "/nonexistent/hist.jsonl");
+    assert_non_null(strstr(doc, "; --expect passed</dd>"));
+    assert_null(strstr(doc, "FAILED"));
+    free(doc);
+    static const char none_ok[] =
+        "{\"schema\":\"llmload.summary/1\",\"requests\":{\"scheduled\":4,\"ok\":0,"
+        "\"failed\":4,\"by_kind\":{\"http_5xx\":4}},\"latency_ns\":{\"ttft\":{\"count\":0}}}";
+    doc = render_with(none_ok, "/nonexistent/hist.jsonl");
+    assert_non_null(strstr(doc, "id=\"verdict\">FAILED: no request succeeded; valid"));
+    assert_non_null(strstr(doc, "FAILED: no request succeeded (exit 6)"));
+    /* No stream: no TTFT, TPOT or output card. */
+    assert_null(strstr(doc, ">TTFT p99<"));
+    assert_null(strstr(doc, "<div class=\"k\">Output</div>"));
     free(doc);
 }
 
@@ -179,9 +311,9 @@ int main(void)
     if (sample != NULL)
         return write_sample(sample);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tables_quote_summary),
-        cmocka_unit_test(test_verdict_said),
-        cmocka_unit_test(test_seconds_add_up),
+        cmocka_unit_test(test_tables_quote_summary), cmocka_unit_test(test_verdict_said),
+        cmocka_unit_test(test_seconds_add_up),       cmocka_unit_test(test_long_run_thinned),
+        cmocka_unit_test(test_missing_parts),        cmocka_unit_test(test_run_end_said),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,6 +98,14 @@ static void test_strbuf_xml_escape(void **state)
     assert_string_equal(b.data, "ab\tc\n\xC3\xA9\xE2\x89\xA4\xEF\xBF\xBD\xEF\xBF\xBD"
                                 "\xEF\xBF\xBDz\xEF\xBF\xBD\xEF\xBF\xBD");
     strbuf_clear(&b);
+    /* U+FFFE and U+FFFF, which XML 1.0 forbids, replaced; U+FFFD kept. */
+    strbuf_put_xml(&b, "a\xEF\xBF\xBE"
+                       "b\xEF\xBF\xBF"
+                       "c\xEF\xBF\xBD");
+    assert_string_equal(b.data, "a\xEF\xBF\xBD"
+                                "b\xEF\xBF\xBD"
+                                "c\xEF\xBF\xBD");
+    strbuf_clear(&b);
     strbuf_put_xml(&b, NULL);
     assert_int_equal(b.len, 0);
     strbuf_free(&b);
