@@ -759,6 +759,47 @@ static void test_steady_backlog_before_window(void **state)
     }
 }
 
+/* The rise's bar (a quarter of the time between the halves) is tighter
+ * than the ratio's only under a TTFT above a quarter of the window: a
+ * large constant. A carried load must not trip it on a queue's correlated
+ * waits. The sim's slow-headers fault holds every request 1 s before its
+ * engine sees it, in arrival order, so TTFT is 1 s plus a FIFO queue's:
+ * one slot, 2 ms steps, 360 prompt tokens at 50 us each and one output
+ * token, about 20 ms a request (50 a second); 40 a second, Poisson, is
+ * 0.8 of it. A 3 s window holds about 120 requests, 60 a half, enough
+ * for the tail test (40), and its bar, 375 ms, is under the ratio's
+ * (half of 1 s). Three seeds: steady. (By hand, 2,000-token prompts at
+ * 7.6/s and 8.6/s against 9.6/s, a 5 s hold and a 15 s window, seeds 1-3,
+ * with and without a CPU hog: 12 runs, every one judged (halves of 47 to
+ * 74) and steady, the halves' quantile within 0.15 s against a 1.9 s
+ * bar.) */
+static void test_steady_carried_constant_ttft(void **state)
+{
+    (void)state;
+    static const char *const sim[] = {"--max-num-seqs",
+                                      "1",
+                                      "--step-base",
+                                      "2ms",
+                                      "--prefill-chunk",
+                                      "4096",
+                                      "--step-per-prefill-token",
+                                      "50us",
+                                      "--fault",
+                                      "slow-headers:1",
+                                      "--slow-headers-delay",
+                                      "1s",
+                                      NULL};
+    static const char *const quiet[] = {"--no-metrics", "--quiet", NULL};
+    static const char *const seeds[] = {"1", "2", "3"};
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+        const char *carried[] = {"--rate",          "40",   "--seed",          seeds[i],
+                                 "--warmup",        "1.5s", "--duration",      "4.5s",
+                                 "--prompt-tokens", "360",  "--output-tokens", "1",
+                                 "--ignore-eos",    NULL};
+        steady_run(sim, quiet, carried, -1, 1, NULL);
+    }
+}
+
 /* A closed loop cannot outrun what is served: its users send only as
  * answers come, so a not-steady closed loop is the server slowing, and
  * the warning says so. 40 users thinking 1 s, each request 8 tokens (about
@@ -838,6 +879,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown
              cmocka_unit_test_teardown(test_steady_state, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_past_fill_up, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_backlog_before_window, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_steady_carried_constant_ttft, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_closed_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_closed_loop_fill, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_open_loop_stall, harness_sim_teardown))
