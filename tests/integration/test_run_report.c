@@ -157,8 +157,11 @@ static void test_expect_failed_page(void **state)
     (void)state;
     const char *sargs[] = {SIM_FAST, NULL};
     assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
-    const char *args[] = {"--rate", "20",       "--duration",   "2s",
-                          REQ_8_10, "--expect", "ttft_p99<1us", NULL};
+    /* The widest self-check tolerance: an INVALID run exits 1 before its
+     * --expect's 7, and under ASan on a loaded box the OS woke the
+     * generator 4 ms late (p99) against a 113 ms E2E p90, past 2%. */
+    const char *args[] = {"--rate",   "20",           "--duration",           "2s",   REQ_8_10,
+                          "--expect", "ttft_p99<1us", "--lateness-tolerance", "100%", NULL};
     char *dir = harness_run_client(NULL, args, 7, NULL);
     char *doc = harness_read_in(dir, "report.html");
     assert_non_null(strstr(doc, "id=\"verdict\">FAILED --expect: ttft_p99&lt;1us; "));
