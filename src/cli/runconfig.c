@@ -19,11 +19,6 @@
 #include "workload/dataset.h"
 #include "workload/extrabody.h"
 
-/* A run's backlog test needs at least this much of its window past the
- * fill-up and before offering ended (run_backlog_span): ten of the
- * driver's in-flight samples. */
-#define RUN_BACKLOG_MIN_SPAN_NS (1000 * LL_NS_PER_MS)
-
 /* The load model's keys of run.json's config into c: open, closed or
  * capped, with the keys that mode has (rate and arrival unless closed;
  * the cap; users with pace or think time). */
@@ -349,7 +344,7 @@ void runopts_raise_nofile(void)
  * streaming, end - first; a warm-up may already cover it) to the last
  * arrival offered (after it the count only drains, as a --requests run's
  * window goes on to). Into *from_ns, *to_ns; 1 when that part spans at
- * least RUN_BACKLOG_MIN_SPAN_NS, else 0 (the backlog is not judged: no ok
+ * least SWEEP_BACKLOG_SPAN_MIN_NS, else 0 (the backlog is not judged: no ok
  * request to size the fill by, or a window hardly longer than it). */
 static int run_backlog_span(const struct run_config *cfg, const struct driver_result *res,
                             uint64_t *from_ns, uint64_t *to_ns)
@@ -368,7 +363,7 @@ static int run_backlog_span(const struct run_config *cfg, const struct driver_re
     uint64_t fill = least + hist_percentile(res->stream, 90);
     *from_ns = LL_MAX(cfg->warmup_ns, fill);
     *to_ns = LL_MIN(cfg->warmup_ns + res->window_ns, res->last_sched_ns);
-    return *to_ns > *from_ns && *to_ns - *from_ns >= RUN_BACKLOG_MIN_SPAN_NS;
+    return *to_ns > *from_ns && *to_ns - *from_ns >= SWEEP_BACKLOG_SPAN_MIN_NS;
 }
 
 /* Steady state, by a sweep step's rule (docs/sweep.md, "Steady"; docs/run.md,
@@ -386,7 +381,9 @@ static int run_backlog_span(const struct run_config *cfg, const struct driver_re
  * of 2 s requests at 8/s over 4 s, without a warm-up, read "in-flight
  * requests grew by 14.8" while the count rose to its level once and held
  * it. Neither test possible (too few requests for the tail, a window too
- * short past the fill-up): not judged. A closed loop's warning does not
+ * short past the fill-up): not judged. Each case not judged says which in
+ * steady_unjudged (sweep_steady_unjudged's words): a bare null told "run
+ * longer" from "a ramp" by nothing. A closed loop's warning does not
  * blame the load: its users send only as answers come, so what grew was
  * the time each waited (40 users thinking 1 s, a 1.5 s stall in the
  * second half: "the load outran what was served", 0b1a117's parent). Nor
@@ -403,8 +400,15 @@ static void run_steady(const struct run_config *cfg, const struct driver_result 
 {
     info->steady_judged = 0;
     info->steady_warning[0] = '\0';
-    if (res->interrupted || res->stop_reason[0] || cfg->trace || cfg->mode == LOAD_SESSIONS ||
-        cfg->n_bursts > 0 || cfg->arrival.ramp_to_per_s != 0 || cfg->arrival.switch_to_per_s != 0)
+    struct sweep_steady_case c = {
+        .trace = cfg->trace != NULL,
+        .sessions = cfg->mode == LOAD_SESSIONS,
+        .bursts = cfg->n_bursts > 0,
+        .rate_changes = cfg->arrival.ramp_to_per_s != 0 || cfg->arrival.switch_to_per_s != 0,
+        .interrupted = res->interrupted,
+        .stop_reason = res->stop_reason,
+    };
+    if (sweep_steady_unjudged(&c, info->steady_unjudged, sizeof info->steady_unjudged))
         return;
     /* The time the halves' requests were scheduled over: the window up to
      * the last arrival (a --requests run's window runs on through the
@@ -415,7 +419,12 @@ static void run_steady(const struct run_config *cfg, const struct driver_result 
     sweep_tail_test(res->ttft_first_half, res->ttft_second_half, offered_ns, &tail);
     uint64_t from = 0, to = 0;
     int backlog = run_backlog_span(cfg, res, &from, &to);
-    if (!tail.judged && !backlog)
+    c.tested = 1;
+    c.tail_judged = tail.judged;
+    c.tail_ok_min = LL_MIN(hist_count(res->ttft_first_half), hist_count(res->ttft_second_half));
+    c.backlog_judged = backlog;
+    c.backlog_span_ns = to > from ? to - from : 0;
+    if (sweep_steady_unjudged(&c, info->steady_unjudged, sizeof info->steady_unjudged))
         return;
     double grew =
         backlog ? sweep_inflight_growth(res->series, res->n_series, from, to, to - from, 0) : 0;

@@ -319,6 +319,8 @@ static void summary_print_header(FILE *f, const struct summary_info *info)
         summary_print_wrapped(f, "warning  ", info->cut_short_warning);
     if (info->steady_warning[0])
         summary_print_wrapped(f, "warning  ", info->steady_warning);
+    if (info->steady_unjudged[0])
+        summary_print_wrapped(f, "steady   ", info->steady_unjudged);
     fputc('\n', f);
 }
 

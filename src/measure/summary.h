@@ -101,9 +101,12 @@ struct summary_info {
                                  * percentile past its limit: whose, what it moved; "" = none */
     char cut_short_warning[320]; /* summary_cut_short_warning's, "" = none */
     /* Steady state (a sweep step's rule): judged only where the load held
-     * still; steady_warning says why not, "" when steady or not judged. */
+     * still; steady_warning says why not, "" when steady or not judged;
+     * steady_unjudged why it was not judged, "" when judged
+     * (sweep_steady_unjudged's words). */
     int steady_judged, steady;
-    char steady_warning[512]; /* the longest: a closed loop's, 490 with a 159-byte reason */
+    char steady_warning[512];  /* the longest: a closed loop's, 490 with a 159-byte reason */
+    char steady_unjudged[320]; /* the longest: a spend guard's, 239 with a 159-byte reason */
     struct verdict_move lateness_moved; /* the self-check's nearest call (what NULL: none) */
     double lateness_tolerance;          /* share of a percentile the lateness may move it */
     /* The cached share the workload implies (driver_result's

@@ -147,6 +147,9 @@ static void summary_header_json(json_t *root, const struct stats *s,
     jset(root, "steady_warning",
          info->steady_warning[0] ? jstrn(info->steady_warning, sizeof(info->steady_warning))
                                  : json_null());
+    jset(root, "steady_unjudged",
+         info->steady_unjudged[0] ? jstrn(info->steady_unjudged, sizeof(info->steady_unjudged))
+                                  : json_null());
     jset(root, "cut_short_warning",
          info->cut_short_warning[0]
              ? jstrn(info->cut_short_warning, sizeof(info->cut_short_warning))

@@ -19,6 +19,7 @@
 #include "measure/summary.h"
 #include "measure/verdict.h"
 #include "report/runmerge.h"
+#include "sweep/steady.h"
 #include "util/util.h"
 
 /* Merge each part's histogram at summary.json's latency_ns.NAME.hist into
@@ -304,6 +305,21 @@ static void merged_info(const struct merge *m, const json_t *fs, const json_t *c
     merged_offering(m, cfg, info);
 }
 
+/* Why the merged run's steadiness is not judged, into info: a merge
+ * does not judge it (sweep_steady_unjudged), though a lasting cause the
+ * configuration shows (a replay, sessions, a ramp) says more and comes
+ * first. */
+static void merged_steady(const json_t *cfg, struct summary_info *info)
+{
+    struct sweep_steady_case c = {
+        .trace = info->command && strcmp(info->command, "replay") == 0,
+        .sessions = info->sessions,
+        .rate_changes = rm_jnum(cfg, "ramp_to_per_s", NULL) > 0,
+        .merged = 1,
+    };
+    sweep_steady_unjudged(&c, info->steady_unjudged, sizeof info->steady_unjudged);
+}
+
 /* The merged run's verdict (verdict.h) into info, from the merged
  * lateness and the sums; v is what it was judged on. */
 static void merged_verdict(struct merge *m, const json_t *fs, const struct part_sums *ps,
@@ -425,6 +441,7 @@ int rm_summary_write(struct merge *m, const json_t *cfg, const char *slo_text, d
     merged_info(m, fs, cfg, slo_text, rate_scale, &ps, mode, &info);
     struct verdict_input v;
     merged_verdict(m, fs, &ps, &info, &v);
+    merged_steady(cfg, &info);
 
     uint64_t window = ps.window_ns;
     struct summary_endpoint *ep = ll_calloc(m->n_eps + 1, sizeof *ep);

@@ -121,7 +121,8 @@ static int run_none_ok(const json_t *sum)
 }
 
 /* The verdict in one line: how the run ended (no request ok, --expect
- * failed or passed), INVALID or valid, steady or not, interrupted. */
+ * failed or passed), INVALID or valid, steady or not (or why not judged:
+ * "steady not judged: ...", as the terminal's steady line), interrupted. */
 static void run_verdict_line(struct strbuf *t, const json_t *sum)
 {
     struct strbuf f;
@@ -137,6 +138,8 @@ static void run_verdict_line(struct strbuf *t, const json_t *sum)
     const json_t *st = json_object_get(sum, "steady");
     if (json_is_boolean(st))
         strbuf_puts(t, json_is_true(st) ? "; steady" : "; not steady");
+    else if (jstr(sum, "steady_unjudged") != NULL)
+        strbuf_printf(t, "; steady %s", jstr(sum, "steady_unjudged"));
     if (json_is_true(json_object_get(sum, "interrupted")))
         strbuf_puts(t, "; interrupted: the window was cut short");
     if (n_expect > 0 && f.len == 0)

@@ -112,3 +112,49 @@ int sweep_steady_verdict(const struct sweep_tail_test *tail, double inflight_gro
     }
     return 1;
 }
+
+/* The order is the most lasting cause first: a replay is never judged,
+ * whether or not a signal also cut it short. */
+int sweep_steady_unjudged(const struct sweep_steady_case *c, char *reason, size_t len)
+{
+    const char *why = NULL;
+    if (len)
+        reason[0] = '\0';
+    if (c->trace)
+        why = "a replayed trace sends at its own times, so the offered load does not hold "
+              "still over the window";
+    else if (c->sessions)
+        why = "under --sessions the requests in the system grow until the first sessions "
+              "end, and later turns carry longer contexts, by design";
+    else if (c->bursts)
+        why = "--burst changes the offered rate within the window";
+    else if (c->rate_changes)
+        why = "the offered rate changes within the window (a ramp), so its halves were "
+              "offered different loads";
+    else if (c->merged)
+        why = "a merged run: the test needs one process's halves and in-flight series, which "
+              "a merge does not rebuild (each shard's summary.json judges its own)";
+    else if (c->interrupted)
+        why = "a signal cut the offering short, and the drain that followed is part of the "
+              "window";
+    if (why) {
+        snprintf(reason, len, "not judged: %s", why);
+        return 1;
+    }
+    if (c->stop_reason && c->stop_reason[0]) {
+        snprintf(reason, len,
+                 "not judged: offering stopped early (%s), and the drain that followed is "
+                 "part of the window",
+                 c->stop_reason);
+        return 1;
+    }
+    if (!c->tested || c->tail_judged || c->backlog_judged)
+        return 0;
+    snprintf(reason, len,
+             "not judged: too few requests: %" PRIu64 " ok in the window's smaller half (the "
+             "TTFT tail test needs %d) and %.2fs from the fill-up to the last arrival "
+             "(the backlog test needs %.2fs); run longer",
+             c->tail_ok_min, 2 * SWEEP_TAIL_EXCEED, (double)c->backlog_span_ns / 1e9,
+             (double)SWEEP_BACKLOG_SPAN_MIN_NS / 1e9);
+    return 1;
+}

@@ -52,6 +52,11 @@
 #define SWEEP_BACKLOG_FRACTION 0.5
 #define SWEEP_BACKLOG_NOISE 3.0
 
+/* A run's backlog test needs at least this much of its window past the
+ * fill-up and before offering ended (cli/runconfig.c's run_backlog_span):
+ * ten of the driver's in-flight samples. */
+#define SWEEP_BACKLOG_SPAN_MIN_NS (1000 * LL_NS_PER_MS)
+
 /* The driver's in-flight sampling interval: a step's series has a sample
  * this often while its run lasts (sweep_facts.series). */
 #define SWEEP_SERIES_EVERY_NS (100 * LL_NS_PER_MS)
@@ -89,5 +94,31 @@ double sweep_inflight_growth(const struct inflight_sample *series, size_t n_seri
  * "run"). Returns 1 when steady. */
 int sweep_steady_verdict(const struct sweep_tail_test *tail, double inflight_growth,
                          double inflight_mean, const char *within, char *reason, size_t len);
+
+/* What decides whether a run's steadiness is judged (sweep_steady_unjudged;
+ * docs/run.md, "Steady"). The load's shape first, then how the run ended,
+ * then, once the two tests were tried (tested), whether either could be. */
+struct sweep_steady_case {
+    int trace;                /* 1: a replayed trace sent at its own times */
+    int sessions;             /* 1: --sessions */
+    int bursts;               /* 1: --burst */
+    int rate_changes;         /* 1: a ramp (--ramp-to) or a switch of rate */
+    int merged;               /* 1: merged from shards */
+    int interrupted;          /* 1: a signal cut the offering short */
+    const char *stop_reason;  /* why the offering stopped early; NULL or "" if it did not */
+    int tested;               /* 1: the tests were tried, and the fields below are theirs */
+    int tail_judged;          /* 1: sweep_tail_test judged the halves */
+    uint64_t tail_ok_min;     /* requests, ok in the smaller half the tail test saw */
+    int backlog_judged;       /* 1: the backlog's span was long enough */
+    uint64_t backlog_span_ns; /* ns, from the fill-up to the last arrival (0: none) */
+};
+
+/* Whether a run's steadiness goes unjudged, and why. The one home of
+ * those words: "not judged: " and the case, with what to change when
+ * the data was too little. Returns 1 and writes the reason into reason
+ * (truncated to len, which should be 320 or more); returns 0 with reason
+ * "" when c says nothing against judging (before the tests, tested 0:
+ * the load held still and the run was not cut short). c is read only. */
+int sweep_steady_unjudged(const struct sweep_steady_case *c, char *reason, size_t len);
 
 #endif

@@ -787,6 +787,10 @@ static void test_spend_guard_steady_not_judged(void **state)
                         "spend guard: the next request would pass --max-tokens-total 2000");
     assert_true(harness_is_null(s, "steady"));
     assert_true(harness_is_null(s, "steady_warning"));
+    assert_string_equal(harness_sval(s, "steady_unjudged"),
+                        "not judged: offering stopped early (spend guard: the next request would "
+                        "pass --max-tokens-total 2000), and the drain that followed is part of "
+                        "the window");
     json_decref(s);
     client_res_free(&res);
 }

@@ -684,8 +684,13 @@ static void test_cold_merged(void **state)
     assert_int_equal(harness_ival_req(cold, "scheduled"), 6);
     assert_int_equal(harness_ival_req(cold, "sent"), 6);
     assert_int_equal(harness_ival_req(json_object_get(sum, "requests"), "scheduled"), 14);
+    /* A merge does not judge steadiness, and says so (the parent: a bare
+     * null, and nothing on the terminal). */
+    assert_true(harness_is_null(sum, "steady"));
+    HARNESS_HAS(harness_sval(sum, "steady_unjudged"), "not judged: a merged run: ");
     json_decref(sum);
-    HARNESS_HAS(out, "cold start: first 6 requests, 6 scheduled");
+    HARNESS_HAS(out, "cold start: first 6 requests, 6 scheduled",
+                "steady   not judged: a merged run");
     free(out);
 }
 

@@ -104,6 +104,11 @@ static void check_replay_of_dump(double scale, const char *scale_arg)
         assert_int_equal(harness_ival(got, "output_tokens"), harness_ival(want, "max_tokens"));
     }
     json_t *s = harness_summary_load(out);
+    /* A replay is never judged steady, and says why (the parent: a bare
+     * null). */
+    assert_true(harness_is_null(s, "steady"));
+    HARNESS_HAS(harness_sval(s, "steady_unjudged"), "not judged: a replayed trace sends at its "
+                                                    "own times");
     /* The window runs on past the last line for the drain, so the
      * scheduled rate is over the offering, from 0 to the last line: the
      * trace's own rate, which replay offers (the same count, the 59 lines

@@ -629,9 +629,10 @@ static void test_empty_window_warmup(void **state)
 
 /* Run args (after fixed) on a fresh sim and check summary.json's steady:
  * want 1 true, 0 false (its warning blames `blame`: the load, unless
- * given; a closed loop's must not), -1 null (not judged); steady_warning
- * null unless false; with want_ok >= 0, that many ok requests. sim_args
- * start the sim. */
+ * given; a closed loop's must not), -1 null (not judged: steady_unjudged
+ * has `blame`, which must be given); steady_warning null unless false,
+ * steady_unjudged null unless null; with want_ok >= 0, that many ok
+ * requests. sim_args start the sim. */
 static void steady_run(const char *const *sim_args, const char *const *fixed,
                        const char *const *args, int64_t want_ok, int want, const char *blame)
 {
@@ -653,6 +654,13 @@ static void steady_run(const char *const *sim_args, const char *const *fixed,
             fail_msg("steady_warning: %s", why);
     } else {
         assert_true(json_is_null(json_object_get(sj, "steady_warning")));
+    }
+    if (want == -1) {
+        const char *why = harness_sval(sj, "steady_unjudged");
+        if (!blame || strncmp(why, "not judged: ", 12) != 0 || !strstr(why, blame))
+            fail_msg("steady_unjudged: %s (want %s)", why, blame ? blame : "(not given)");
+    } else {
+        assert_true(json_is_null(json_object_get(sj, "steady_unjudged")));
     }
     json_decref(sj);
     harness_results_free(dir);
@@ -677,7 +685,14 @@ static void test_steady_state(void **state)
     steady_run(NULL, quiet, over, -1, 0, NULL);
     const char *ramp[] = {"--rate",          "2", "--ramp-to", "6", "--duration", "2s",
                           "--output-tokens", "8", NULL};
-    steady_run(NULL, quiet, ramp, -1, -1, NULL);
+    steady_run(NULL, quiet, ramp, -1, -1, "the offered rate changes within the window (a ramp)");
+    /* 5 requests at 50/s: 2 and 3 in the halves and 0.1 s of arrivals,
+     * too few for either test; steady_unjudged says so, with the counts, and
+     * to run longer (the parent: null, and no word why). */
+    const char *few[] = {"--requests", "5", "--rate", "50", "--output-tokens", "8", NULL};
+    steady_run(NULL, quiet, few, 5, -1,
+               "not judged: too few requests: 2 ok in the window's smaller half (the TTFT "
+               "tail test needs 40) and ");
 }
 
 /* A run's backlog test starts past the fill-up and ends with the last
@@ -698,7 +713,9 @@ static void test_steady_past_fill_up(void **state)
     steady_run(NULL, quiet, fill, 70, 1, NULL);
     const char *drain[] = {"--requests",      "20", "--rate",       "50", "--max-concurrency", "2",
                            "--output-tokens", "50", "--ignore-eos", NULL};
-    steady_run(NULL, quiet, drain, 20, -1, NULL);
+    steady_run(NULL, quiet, drain, 20, -1,
+               "not judged: too few requests: 10 ok in the window's "
+               "smaller half");
     /* 100 requests at 200/s through one slot (10 tokens, 40 ms or more
      * each: under 25/s): the queue grows for the 0.5 s they arrive in and
      * the TTFT from the schedule with it, from about 0 to 4 s. The count

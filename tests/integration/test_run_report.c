@@ -145,6 +145,10 @@ static void test_replay_page(void **state)
     const char *rep[] = {"replay", trace, "--url", url, "--out", out, "--quiet", NULL};
     free(harness_run_expect(rep, 60, HARNESS_RC_OK_OR_INVALID, NULL));
     check_page(out);
+    /* A replay is never judged steady; its verdict says why, not nothing. */
+    char *doc = harness_read_in(out, "report.html");
+    HARNESS_HAS(doc, "; steady not judged: a replayed trace sends at its own times");
+    free(doc);
     const char *rm[] = {"rm", "-rf", tmp, NULL};
     assert_int_equal(harness_run_quiet(rm, 10), 0);
     free(tmp);

@@ -417,6 +417,7 @@ static void test_sessions_steady_not_judged(void **state)
     json_t *sj = harness_summary_load(dir);
     assert_true(harness_is_null(sj, "steady"));
     assert_true(harness_is_null(sj, "steady_warning"));
+    HARNESS_HAS(harness_sval(sj, "steady_unjudged"), "not judged: under --sessions ");
     assert_true(harness_ival(json_object_get(sj, "sessions"), "started") >= 20);
     json_decref(sj);
     harness_results_free(dir);

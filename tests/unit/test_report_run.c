@@ -283,6 +283,28 @@ static void test_run_end_said(void **state)
     free(doc);
 }
 
+/* A steady null says why in the verdict, as the terminal's steady line
+ * (escaped); a summary.json without steady_unjudged (written before it)
+ * says nothing of steadiness, as before. */
+static void test_steady_unjudged_said(void **state)
+{
+    (void)state;
+    static const char ramp[] =
+        "{\"schema\":\"llmload.summary/1\",\"steady\":null,\"steady_unjudged\":\"not judged: "
+        "the offered rate changes <within> the window (a ramp)\",\"requests\":{"
+        "\"scheduled\":4,\"ok\":4}}";
+    char *doc = render_with(ramp, "/nonexistent/hist.jsonl");
+    assert_non_null(strstr(doc, "id=\"verdict\">valid (the generator kept its schedule); steady "
+                                "not judged: the offered rate changes &lt;within&gt; the window "
+                                "(a ramp)</dd>"));
+    free(doc);
+    static const char older[] = "{\"schema\":\"llmload.summary/1\",\"steady\":null,"
+                                "\"requests\":{\"scheduled\":4,\"ok\":4}}";
+    doc = render_with(older, "/nonexistent/hist.jsonl");
+    assert_non_null(strstr(doc, "id=\"verdict\">valid (the generator kept its schedule)</dd>"));
+    free(doc);
+}
+
 static void test_deterministic(void **state)
 {
     (void)state;
@@ -314,7 +336,7 @@ int main(void)
         cmocka_unit_test(test_tables_quote_summary), cmocka_unit_test(test_verdict_said),
         cmocka_unit_test(test_seconds_add_up),       cmocka_unit_test(test_long_run_thinned),
         cmocka_unit_test(test_missing_parts),        cmocka_unit_test(test_run_end_said),
-        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_steady_unjudged_said), cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -927,6 +927,52 @@ static void test_cut_short(void **state)
     stats_free(&s);
 }
 
+/* Why steady is null: summary.json's steady_unjudged (null when judged or
+ * not set) and the terminal's steady line, wrapped under 100 columns
+ * like a warning, in the header before its blank line. */
+static void test_steady_unjudged(void **state)
+{
+    struct stats s;
+    struct summary_info info;
+    char line[256];
+    const char *why = "not judged: too few requests: 12 ok in the window's smaller half (the "
+                      "TTFT tail test needs 40) and 0.40s from the fill-up to the last arrival "
+                      "(the backlog test needs 1.00s); run longer";
+    stats_init(&s);
+    info_one_second(&info, "open-loop poisson 10/s");
+    snprintf(info.steady_unjudged, sizeof info.steady_unjudged, "%s", why);
+    char *out = print_to_string(&s, &info);
+    find_line(out, "steady   not judged: too few requests: 12 ok", line, sizeof line);
+    const char *p = strstr(out, "steady   not judged");
+    size_t lines = 0;
+    while (*p != '\n') {
+        size_t n = strcspn(p, "\n");
+        if (n >= 100 || (lines && strncmp(p, "         ", 9) != 0))
+            fail_msg("steady line %zu (%zu columns): %.*s", lines, n, (int)n, p);
+        lines++;
+        p += n + 1;
+    }
+    assert_true(lines >= 2);
+    free(out);
+    json_t *root = write_and_load(&s, &info);
+    assert_true(json_is_null(jpath(root, "steady", NULL, NULL)));
+    assert_string_equal(json_string_value(jpath(root, "steady_unjudged", NULL, NULL)), why);
+    json_decref(root);
+
+    /* Judged: no line, and null. */
+    info.steady_judged = info.steady = 1;
+    info.steady_unjudged[0] = '\0';
+    out = print_to_string(&s, &info);
+    assert_null(strstr(out, "not judged"));
+    assert_null(strstr(out, "\nsteady "));
+    free(out);
+    root = write_and_load(&s, &info);
+    assert_true(json_is_true(jpath(root, "steady", NULL, NULL)));
+    assert_true(json_is_null(jpath(root, "steady_unjudged", NULL, NULL)));
+    json_decref(root);
+    stats_free(&s);
+}
+
 /* Values below 256 ns are kept exactly by the histogram, so here every
  * percentile must equal the nearest rank computed by hand: TTFT 1..200 ns,
  * p50 = 100, p90 = 180, p95 = 190, p99 = 198, p99.9 = ceil(199.8) = 200. */
@@ -1255,6 +1301,6 @@ TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
           cmocka_unit_test(test_session_span), cmocka_unit_test(test_endpoints),
           cmocka_unit_test(test_prompt_note), cmocka_unit_test(test_cold),
           cmocka_unit_test(test_json), cmocka_unit_test(test_cut_short),
-          cmocka_unit_test(test_attainment_of_judged), cmocka_unit_test(test_requests_cancelled),
-          cmocka_unit_test(test_request_bytes), cmocka_unit_test(test_json_exact_percentiles),
-          cmocka_unit_test(test_json_write_error))
+          cmocka_unit_test(test_steady_unjudged), cmocka_unit_test(test_attainment_of_judged),
+          cmocka_unit_test(test_requests_cancelled), cmocka_unit_test(test_request_bytes),
+          cmocka_unit_test(test_json_exact_percentiles), cmocka_unit_test(test_json_write_error))

@@ -51,6 +51,74 @@ static void test_steady_verdict(void **state)
     assert_true(sweep_steady_verdict(&flat, 5, 20, "step", why, sizeof why));
 }
 
+/* Why a run's steadiness went unjudged: each case its own words, the
+ * lasting cause (the load's shape) before how the run ended, and too few
+ * requests only once both tests were tried and neither could judge. A
+ * null steady alone told "run longer" from "a ramp" by nothing. */
+static void test_steady_unjudged(void **state)
+{
+    char why[320];
+    static const struct {
+        struct sweep_steady_case c;
+        const char *want;
+    } cases[] = {
+        {{.trace = 1},
+         "not judged: a replayed trace sends at its own times, so the offered load "
+         "does not hold still over the window"},
+        {{.sessions = 1},
+         "not judged: under --sessions the requests in the system grow until the first sessions "
+         "end, and later turns carry longer contexts, by design"},
+        {{.bursts = 1}, "not judged: --burst changes the offered rate within the window"},
+        {{.rate_changes = 1},
+         "not judged: the offered rate changes within the window (a ramp), "
+         "so its halves were offered different loads"},
+        {{.merged = 1},
+         "not judged: a merged run: the test needs one process's halves and "
+         "in-flight series, which a merge does not rebuild (each shard's "
+         "summary.json judges its own)"},
+        {{.interrupted = 1, .stop_reason = "interrupted by a signal"},
+         "not judged: a signal cut the offering short, and the drain that followed is part of "
+         "the window"},
+        {{.stop_reason = "spend guard: the next request would pass --max-tokens-total 500"},
+         "not judged: offering stopped early (spend guard: the next request would pass "
+         "--max-tokens-total 500), and the drain that followed is part of the window"},
+        /* 12 and 13 ok in the halves, 0.4 s past the fill-up. */
+        {{.tested = 1, .tail_ok_min = 12, .backlog_span_ns = 400 * MS},
+         "not judged: too few requests: 12 ok in the window's smaller half (the TTFT tail test "
+         "needs 40) and 0.40s from the fill-up to the last arrival (the backlog test needs "
+         "1.00s); run longer"},
+        /* The most lasting cause first: a replay a signal cut short is a replay. */
+        {{.trace = 1, .interrupted = 1, .stop_reason = "interrupted by a signal"},
+         "not judged: a replayed trace sends at its own times, so the offered load does not "
+         "hold still over the window"},
+        {{.rate_changes = 1, .merged = 1},
+         "not judged: the offered rate changes within the window (a ramp), so its halves were "
+         "offered different loads"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memset(why, 'x', sizeof why);
+        assert_int_equal(sweep_steady_unjudged(&cases[i].c, why, sizeof why), 1);
+        assert_string_equal(why, cases[i].want);
+    }
+    /* Judged: a load that held still, before the tests (not yet a reason)
+     * and after, when either test could judge; an empty stop reason is
+     * none. */
+    static const struct sweep_steady_case judged[] = {
+        {.stop_reason = ""},
+        {.tested = 1, .tail_judged = 1, .tail_ok_min = 40},
+        {.tested = 1, .backlog_judged = 1, .backlog_span_ns = SEC},
+    };
+    for (size_t i = 0; i < sizeof judged / sizeof judged[0]; i++) {
+        memset(why, 'x', sizeof why);
+        assert_int_equal(sweep_steady_unjudged(&judged[i], why, sizeof why), 0);
+        assert_string_equal(why, "");
+    }
+    /* A short buffer truncates, never overruns. */
+    char small[16];
+    assert_int_equal(sweep_steady_unjudged(&cases[0].c, small, sizeof small), 1);
+    assert_string_equal(small, "not judged: a r");
+}
+
 /* n samples into h: lognormal around median_ms (sigma 0.5), from rng r. */
 static void fill_lognormal(struct hist *h, struct rng *r, size_t n, double median_ms)
 {
@@ -3682,14 +3750,14 @@ static void test_endpoint_findings(void **state)
     free(text);
 }
 
-TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_findings_short_text),
-          cmocka_unit_test(test_tail_test), cmocka_unit_test(test_tail_test_backlog),
-          cmocka_unit_test(test_tail_test_queue), cmocka_unit_test(test_hypergeom_upper_tail),
-          cmocka_unit_test(test_binom_cdf), cmocka_unit_test(test_light_p),
-          cmocka_unit_test(test_light_false_rate), cmocka_unit_test(test_recovery),
-          cmocka_unit_test(test_recovery_step), cmocka_unit_test(test_recovery_lead_in_passed),
-          cmocka_unit_test(test_cost_forecast), cmocka_unit_test(test_step_figures),
-          cmocka_unit_test(test_step_cancelled_not_errors),
+TEST_MAIN(cmocka_unit_test(test_steady_verdict), cmocka_unit_test(test_steady_unjudged),
+          cmocka_unit_test(test_findings_short_text), cmocka_unit_test(test_tail_test),
+          cmocka_unit_test(test_tail_test_backlog), cmocka_unit_test(test_tail_test_queue),
+          cmocka_unit_test(test_hypergeom_upper_tail), cmocka_unit_test(test_binom_cdf),
+          cmocka_unit_test(test_light_p), cmocka_unit_test(test_light_false_rate),
+          cmocka_unit_test(test_recovery), cmocka_unit_test(test_recovery_step),
+          cmocka_unit_test(test_recovery_lead_in_passed), cmocka_unit_test(test_cost_forecast),
+          cmocka_unit_test(test_step_figures), cmocka_unit_test(test_step_cancelled_not_errors),
           cmocka_unit_test(test_recovery_cancelled_miss), cmocka_unit_test(test_step_all_unjudged),
           cmocka_unit_test(test_server_table_kv), cmocka_unit_test(test_first_limit),
           cmocka_unit_test(test_step_invalid), SEARCH_TEST(test_findings_capacity),
