@@ -1,6 +1,9 @@
 /* histmerge.c: llmload merge --hist-only (runmerge.h,
  * runmerge_hist_only): the shards' hist.jsonl, no records, into
- * summary.json's latency percentiles (a sweep's: per step). */
+ * summary.json's latency percentiles (a sweep's: per step); and the
+ * merged directory's own hist.jsonl, every merge's (rm_hist_write,
+ * mergeparts.h): each second's windows of every shard added into one
+ * line, through the same histlog_merge_text. */
 #include "report/mergeparts.h"
 
 #include "report/runmerge.h"

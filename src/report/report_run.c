@@ -21,7 +21,8 @@
  * Every figure in a table or card is summary.json's: each table cell
  * carries the exact value in data-v, the text is it for people
  * (report_put_value). The charts per second are the windows of
- * hist.jsonl, the workers' lines of one second added together. */
+ * hist.jsonl, the workers' lines of one second added together (a merged
+ * run's file has one line a second, every shard's added up by merge). */
 #include "report/report_run.h"
 
 #include <errno.h>
