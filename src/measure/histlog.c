@@ -79,8 +79,10 @@ char *histlog_line(const struct histlog_window *w)
     json_object_set_new(o, "t_ns", json_integer((json_int_t)w->t_ns));
     if (w->step >= 0)
         json_object_set_new(o, "step", json_integer(w->step));
-    json_object_set_new(o, "shard", json_integer(w->shard));
-    json_object_set_new(o, "worker", json_integer(w->worker));
+    if (!w->combined) {
+        json_object_set_new(o, "shard", json_integer(w->shard));
+        json_object_set_new(o, "worker", json_integer(w->worker));
+    }
     json_object_set_new(o, "ok", json_integer((json_int_t)w->ok));
     json_object_set_new(o, "failed", json_integer((json_int_t)w->failed));
     for (int m = 0; m < HISTLOG_METRICS; m++) {
@@ -165,6 +167,7 @@ static int parse_object(json_t *o, struct histlog_window *w, char *err, size_t e
     w->step = step == INT32_MAX ? -1 : (int32_t)step;
     w->shard = (uint32_t)shard;
     w->worker = (uint32_t)worker;
+    w->combined = !json_object_get(o, "shard") && !json_object_get(o, "worker");
     for (int m = 0; m < HISTLOG_METRICS; m++) {
         json_t *v = json_object_get(o, metric_names[m]);
         if (!v)

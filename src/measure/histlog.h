@@ -44,6 +44,11 @@ struct histlog_window {
     uint64_t ok;                     /* ok records counted */
     uint64_t failed;                 /* records of any other kind counted */
     struct hist *h[HISTLOG_METRICS]; /* ns each; owned */
+    /* 1: every shard's and worker's window of this second (and step)
+     * added together, a merged directory's line (llmload merge): written
+     * without "shard" and "worker", and read back so from a line that has
+     * neither. 0: one worker's window. */
+    int combined;
 };
 
 /* Make w an empty window (step -1, everything 0) and allocate its

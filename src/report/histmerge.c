@@ -1,6 +1,9 @@
 /* histmerge.c: llmload merge --hist-only (runmerge.h,
  * runmerge_hist_only): the shards' hist.jsonl, no records, into
- * summary.json's latency percentiles (a sweep's: per step). */
+ * summary.json's latency percentiles (a sweep's: per step); and the
+ * merged directory's own hist.jsonl, every merge's (rm_hist_write,
+ * mergeparts.h): each second's windows of every shard added into one
+ * line, through the same histlog_merge_text. */
 #include "report/mergeparts.h"
 
 #include "report/runmerge.h"
@@ -287,4 +290,178 @@ int runmerge_hist_only(const char *const *dirs, size_t n, const char *out_dir, i
 out:
     rm_merge_free(&m);
     return code;
+}
+
+/* ---- the merged directory's hist.jsonl ----------------------------------- */
+
+/* Where one line of a shard's hist.jsonl lies, and the second it counts. */
+struct hist_ref {
+    int32_t step;  /* -1 outside a sweep */
+    uint32_t part; /* index into m->parts */
+    uint64_t t_ns; /* the window's start from the shard's (step's) t = 0 */
+    uint64_t off;  /* bytes into the part's hist.jsonl */
+    uint64_t len;  /* bytes, its newline included */
+};
+
+/* qsort order: step, second, then the shards and lines as given. */
+static int hist_ref_cmp(const void *a, const void *b)
+{
+    const struct hist_ref *x = a, *y = b;
+    if (x->step != y->step)
+        return x->step < y->step ? -1 : 1;
+    if (x->t_ns != y->t_ns)
+        return x->t_ns < y->t_ns ? -1 : 1;
+    if (x->part != y->part)
+        return x->part < y->part ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Pass 1: every window line of part i's hist.jsonl (opened on *fd, kept
+ * open for pass 2) appended to *refs. Each line is parsed whole, so a bad
+ * one is found before anything is written. 0, or -1 with "PATH: reason"
+ * or "PATH:LINE: reason" in err. */
+static int hist_refs_read(const struct part *p, uint32_t i, int *fd, struct hist_ref **refs,
+                          size_t *n, size_t *cap, char *err, size_t errlen)
+{
+    char path[4400], why[400];
+    snprintf(path, sizeof path, "%s/hist.jsonl", p->dir);
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    FILE *f = *fd >= 0 ? fdopen(dup(*fd), "r") : NULL;
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct histlog_window w;
+    histlog_window_init(&w);
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t got;
+    uint64_t off = 0, lineno = 0;
+    int rc = 0;
+    while (rc == 0 && (got = getline(&line, &lcap, f)) > 0) {
+        lineno++;
+        if (strspn(line, " \t\r\n") != (size_t)got) {
+            if (histlog_parse_line(line, (size_t)got, &w, why, sizeof why) != 0) {
+                snprintf(err, errlen, "%s:%llu: %s", path, (unsigned long long)lineno, why);
+                rc = -1;
+                break;
+            }
+            if (*n == *cap) {
+                *cap = *cap ? 2 * *cap : 256;
+                *refs = ll_realloc(*refs, *cap * sizeof **refs);
+            }
+            (*refs)[(*n)++] = (struct hist_ref){
+                .step = w.step, .part = i, .t_ns = w.t_ns, .off = off, .len = (uint64_t)got};
+        }
+        off += (uint64_t)got;
+    }
+    if (rc == 0 && ferror(f)) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    free(line);
+    histlog_window_free(&w);
+    fclose(f);
+    return rc;
+}
+
+/* Pass 2: each (step, second)'s lines read back and added up as
+ * --hist-only adds them (histlog_merge_text), one combined line each,
+ * in step and time order, to f. 0, or -1 with the reason in err. */
+static int hist_refs_write(const struct merge *m, const int *fds, const struct hist_ref *refs,
+                           size_t n, FILE *f, char *err, size_t errlen)
+{
+    struct histlog_window total;
+    histlog_window_init(&total);
+    total.combined = 1;
+    char *buf = NULL, name[4400];
+    size_t buf_cap = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0;) {
+        histlog_window_clear(&total);
+        total.step = refs[i].step;
+        total.t_ns = refs[i].t_ns;
+        for (; i < n && rc == 0 && refs[i].step == total.step && refs[i].t_ns == total.t_ns; i++) {
+            const struct hist_ref *r = &refs[i];
+            snprintf(name, sizeof name, "%s/hist.jsonl", m->parts[r->part].dir);
+            if (r->len > buf_cap) {
+                buf_cap = r->len;
+                buf = ll_realloc(buf, buf_cap);
+            }
+            if (pread(fds[r->part], buf, r->len, (off_t)r->off) != (ssize_t)r->len) {
+                snprintf(err, errlen, "%s: read failed: %s", name, strerror(errno));
+                rc = -1;
+            } else if (histlog_merge_text(name, buf, r->len, HISTLOG_ALL_STEPS, &total, NULL, err,
+                                          errlen) != 0) {
+                rc = -1;
+            }
+        }
+        char *line = rc == 0 ? histlog_line(&total) : NULL;
+        if (line && fputs(line, f) == EOF) {
+            snprintf(err, errlen, "cannot write: %s", strerror(errno));
+            rc = -1;
+        }
+        free(line);
+    }
+    free(buf);
+    histlog_window_free(&total);
+    return rc;
+}
+
+int rm_hist_write(const struct merge *m, const char *dir)
+{
+    char path[4400], tmp[4410], err[10000];
+    snprintf(path, sizeof path, "%s/hist.jsonl", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int *fds = ll_calloc(m->n_parts, sizeof *fds);
+    for (size_t i = 0; i < m->n_parts; i++)
+        fds[i] = -1;
+    struct hist_ref *refs = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    err[0] = '\0';
+    for (size_t i = 0; i < m->n_parts && rc == 0; i++)
+        rc = hist_refs_read(&m->parts[i], (uint32_t)i, &fds[i], &refs, &n, &cap, err, sizeof err);
+    if (rc != 0) {
+        /* The records are merged all the same; an old file would be wrong. */
+        ll_errorf("merge: warning: no hist.jsonl written (the page has no charts over time): %s",
+                  err);
+        if (unlink(path) != 0 && errno != ENOENT) {
+            ll_errorf("merge: cannot remove %s: %s", path, strerror(errno));
+            rc = -1;
+        } else {
+            rc = 1;
+        }
+        goto out;
+    }
+    qsort(refs, n, sizeof *refs, hist_ref_cmp);
+    /* Atomically, as the JSON files: NAME.tmp, flushed to disk, renamed. */
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, sizeof err, "cannot create %s: %s", tmp, strerror(errno));
+        rc = -1;
+    } else {
+        rc = hist_refs_write(m, fds, refs, n, f, err, sizeof err);
+        if (rc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0))
+            rc = -1;
+        if (fclose(f) != 0)
+            rc = -1;
+        if (rc != 0 && !err[0])
+            snprintf(err, sizeof err, "cannot write %s: %s", tmp, strerror(errno));
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        snprintf(err, sizeof err, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0) {
+        ll_errorf("merge: %s", err);
+        unlink(tmp);
+    }
+out:
+    for (size_t i = 0; i < m->n_parts; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    free(fds);
+    free(refs);
+    return rc;
 }

@@ -2,7 +2,8 @@
  * the two passes; it defines everything declared here but rm_summary_write
  * and rm_sweep_merge), mergesummary.c (the merged run's summary,
  * rm_summary_write), sweepmerge.c (a sharded sweep's steps,
- * rm_sweep_merge) and histmerge.c (--hist-only) share; private to
+ * rm_sweep_merge) and histmerge.c (--hist-only, and the merged
+ * hist.jsonl, rm_hist_write) share; private to
  * src/report. */
 #ifndef LL_MERGEPARTS_H
 #define LL_MERGEPARTS_H
@@ -152,6 +153,20 @@ int rm_exit_combine(int a, int b);
  * status before the incomplete rule. */
 int rm_summary_write(struct merge *m, const json_t *cfg, const char *slo_text, double rate_scale,
                      const char *out_dir, FILE *out, json_t **outcome);
+
+/* The merged directory's hist.jsonl (histmerge.c): every shard's windows
+ * of one second (and sweep step) added up into one line without "shard"
+ * or "worker" (histlog.h's combined window), lines in step and time order,
+ * each shard's t_ns as it wrote it (every shard counts from the one
+ * --start-at instant: docs/distributed.md, "Merging the shards"). Written
+ * atomically (hist.jsonl.tmp, fsynced, renamed). Two passes: each line's
+ * step, second and place (40 bytes a line in memory), then each second's
+ * lines read back and merged, so memory does not grow with the seconds'
+ * histograms. Returns 0 written; 1 when a shard's hist.jsonl is missing or
+ * has a bad line (a warning on stderr naming it; no hist.jsonl in dir, an
+ * old one removed: the merged records stand without it); -1 when it
+ * cannot be written (said on stderr). */
+int rm_hist_write(const struct merge *m, const char *dir);
 
 /* The server's /metrics series into out_dir: the scraping shard's file. */
 int rm_copy_metrics(const struct merge *m, const char *out_dir);

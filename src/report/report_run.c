@@ -21,7 +21,8 @@
  * Every figure in a table or card is summary.json's: each table cell
  * carries the exact value in data-v, the text is it for people
  * (report_put_value). The charts per second are the windows of
- * hist.jsonl, the workers' lines of one second added together. */
+ * hist.jsonl, the workers' lines of one second added together (a merged
+ * run's file has one line a second, every shard's added up by merge). */
 #include "report/report_run.h"
 
 #include <errno.h>
@@ -238,8 +239,29 @@ static void run_banners(struct strbuf *b, const json_t *sum)
         run_banner(b, "closed", NULL, jstr(sum, warnings[i]));
 }
 
+/* "merged from 2 shards" into out (len bytes) for a merged run's run.json,
+ * "merged from 1 of 2 shards" when shards are missing, with ", histograms
+ * only" after a --hist-only merge; "" for any other run. */
+static void run_merged_words(const json_t *run, char *out, size_t len)
+{
+    const json_t *n = jpath(run, "merged.shards");
+    out[0] = '\0';
+    if (!json_is_integer(n))
+        return;
+    long long shards = json_integer_value(n);
+    const json_t *dirs = jpath(run, "merged.dirs");
+    long long present = json_is_array(dirs) ? (long long)json_array_size(dirs) : shards;
+    const char *hist = json_is_true(jpath(run, "merged.hist_only")) ? ", histograms only" : "";
+    if (present < shards)
+        snprintf(out, len, "merged from %lld of %lld shards%s", present, shards, hist);
+    else
+        snprintf(out, len, "merged from %lld shards%s", shards, hist);
+}
+
 static void run_header(struct strbuf *b, const json_t *run, const json_t *sum)
 {
+    char merged[96];
+    run_merged_words(run, merged, sizeof merged);
     const char *cmd = jstr(run, "command");
     strbuf_puts(b, "<header>\n<h1>llmload ");
     strbuf_put_xml(b, cmd != NULL ? cmd : "run");
@@ -248,9 +270,8 @@ static void run_header(struct strbuf *b, const json_t *run, const json_t *sum)
         strbuf_puts(b, ", ");
         strbuf_put_xml(b, jstr(sum, "mode"));
     }
-    if (json_is_integer(jpath(run, "merged.shards")))
-        strbuf_printf(b, "; <span id=\"merged\">merged from %lld shards</span>",
-                      (long long)json_integer_value(jpath(run, "merged.shards")));
+    if (merged[0])
+        strbuf_printf(b, "; <span id=\"merged\">%s</span>", merged);
     strbuf_puts(b, "</p>\n");
     run_facts(b, run, sum);
     run_banners(b, sum);
@@ -718,13 +739,10 @@ void report_run_render(const json_t *run, const json_t *sum, const char *hist_pa
     report_scrapes_lend(&sc, &r);
 
     const char *cmd = jstr(run, "command");
-    char title[96];
-    if (json_is_integer(jpath(run, "merged.shards")))
-        snprintf(title, sizeof title, "llmload %s, merged from %lld shards",
-                 cmd != NULL ? cmd : "run",
-                 (long long)json_integer_value(jpath(run, "merged.shards")));
-    else
-        snprintf(title, sizeof title, "llmload %s", cmd != NULL ? cmd : "run");
+    char title[160], merged[96];
+    run_merged_words(run, merged, sizeof merged);
+    snprintf(title, sizeof title, "llmload %s%s%s", cmd != NULL ? cmd : "run",
+             merged[0] ? ", " : "", merged);
     report_page_head(b, title);
     run_header(b, run, sum);
     run_cards(b, sum);

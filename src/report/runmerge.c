@@ -847,7 +847,7 @@ int rm_run_finish(struct merge *m, const char *dir, int allow_partial, json_t *o
         return code;
     if (m->incomplete[0] && !allow_partial)
         code = rm_exit_combine(code, LL_EXIT_INCOMPLETE);
-    if (rm_copy_metrics(m, dir) != 0)
+    if (rm_copy_metrics(m, dir) != 0 || rm_hist_write(m, dir) < 0)
         code = rm_exit_combine(code, LL_EXIT_RUNTIME);
     json_t *run = rm_merged_run_json(m, allow_partial, outcome, code);
     if (hist_only)

@@ -265,7 +265,7 @@ int rm_sweep_merge(struct merge *m, const char *dir, int allow_partial, runmerge
         ll_errorf("merge: cannot write %s: %s", path, strerror(errno));
         goto out;
     }
-    if (rm_copy_metrics(m, dir) != 0)
+    if (rm_copy_metrics(m, dir) != 0 || rm_hist_write(m, dir) < 0)
         goto out;
     json_t *outcome = json_deep_copy(json_object_get(m->parts[0].run, "outcome"));
     if (!json_is_object(outcome)) {

@@ -766,6 +766,34 @@ static int steps_judged(json_t *steps)
     return all;
 }
 
+/* dir's hist.jsonl: each step's ok and failed counts, summed over its
+ * lines, added into ok[] and failed[]. combined: every line must be a
+ * merged one (a step, no shard or worker; (step, t_ns) rising). */
+static void hist_by_step(const char *dir, int64_t *ok, int64_t *failed, int combined)
+{
+    char path[800];
+    snprintf(path, sizeof path, "%s/hist.jsonl", dir);
+    json_t *lines = harness_jsonl_load(path), *o;
+    int64_t prev = -1;
+    size_t i;
+    assert_true(json_array_size(lines) > 0);
+    json_array_foreach(lines, i, o)
+    {
+        int64_t st = harness_ival_req(o, "step"), t = harness_ival_req(o, "t_ns");
+        assert_true(st >= 0 && st < SWEEP_MAX_STEPS);
+        if (combined) {
+            assert_null(json_object_get(o, "shard"));
+            assert_null(json_object_get(o, "worker"));
+            int64_t key = st * 1000000 + t / 1000000000;
+            assert_true(key > prev);
+            prev = key;
+        }
+        ok[st] += harness_ival_req(o, "ok");
+        failed[st] += harness_ival_req(o, "failed");
+    }
+    json_decref(lines);
+}
+
 /* Two shards of a sweep from one --start-at against one sim offer
  * together exactly the requests of one process's sweep with the same
  * flags: in each step (the two load steps and the recovery step) the same
@@ -773,7 +801,8 @@ static int steps_judged(json_t *steps)
  * Each shard's steps.jsonl gives every step at its fixed offset from the
  * start (warm-up + hold + --gap after the one before), the ladder's rate
  * and its half of it; only shard 0 scrapes /metrics; each hist.jsonl line
- * names its shard. */
+ * names its shard, and the merged hist.jsonl's lines (one per step and
+ * second) add up to the shards' per step. */
 static void test_sharded_sweep(void **state)
 {
     harness_tmp_begin();
@@ -865,6 +894,17 @@ static void test_sharded_sweep(void **state)
                 fail_msg("merged step %zu id %zu: sched_ns %lld, one process %lld", s, id,
                          mrg->sched_ns[s][id], single->sched_ns[s][id]);
         }
+    /* The merged hist.jsonl: one line per step and second, each step's
+     * counts the shards' added up. */
+    int64_t hok[2][SWEEP_MAX_STEPS] = {{0}}, hfail[2][SWEEP_MAX_STEPS] = {{0}};
+    hist_by_step(merged, hok[0], hfail[0], 1);
+    for (size_t k = 0; k < 2; k++)
+        hist_by_step(sh[k], hok[1], hfail[1], 0);
+    for (size_t s = 0; s < SWEEP_MAX_STEPS; s++) {
+        assert_int_equal(hok[0][s], hok[1][s]);
+        assert_int_equal(hfail[0][s], hfail[1][s]);
+    }
+    assert_true(hok[0][0] > 0 && hok[0][1] > 0);
     json_t *ms = harness_json_load(merged, "summary.json"),
            *ss = harness_json_load(single_dir, "summary.json");
     json_t *msteps = json_object_get(ms, "steps"), *ssteps = json_object_get(ss, "steps");

@@ -44,7 +44,8 @@ static void assert_same_hist(const struct hist *a, const struct hist *b)
 }
 
 /* A window's line parses back to the same window, field for field and
- * bucket for bucket; an empty histogram is left out of the line. */
+ * bucket for bucket; an empty histogram is left out of the line, and a
+ * combined window's shard and worker. */
 static void test_round_trip(void **state)
 {
     (void)state;
@@ -93,6 +94,21 @@ static void test_round_trip(void **state)
     assert_int_equal(back.step, -1);
     assert_int_equal(back.failed, 1);
     assert_int_equal(hist_count(back.h[HISTLOG_E2E]), 0);
+    assert_false(back.combined);
+    free(line);
+
+    /* A merged directory's line (every shard's and worker's second added
+     * together) has no "shard" or "worker", and reads back so: the same
+     * line again, byte for byte. */
+    w.combined = 1;
+    w.t_ns = 4 * HISTLOG_WINDOW_NS;
+    line = histlog_line(&w);
+    assert_string_equal(line, "{\"t_ns\":4000000000,\"ok\":0,\"failed\":1}\n");
+    assert_int_equal(histlog_parse_line(line, strlen(line), &back, err, sizeof err), 0);
+    assert_true(back.combined);
+    char *again = histlog_line(&back);
+    assert_string_equal(again, line);
+    free(again);
     free(line);
     histlog_window_free(&w);
     histlog_window_free(&back);
