@@ -12,6 +12,9 @@
  *   latency    table#latency: TTFT, ITL, TPOT, E2E... p50 to max and
  *              count; table#classes per traffic class
  *   throughput the rates and the in-flight figures, as summary.json says
+ *   server     table#server: the server's /metrics joined to the run beside
+ *              the client's count of the same thing; table#usage: what the
+ *              responses' usage reported (report_runsrv.c)
  *   errors     table#errors: each kind that occurred, its count and a
  *              sample of its message
  *   over time  per second from hist.jsonl: TTFT p50/p99, TPOT p50/p99,
@@ -38,36 +41,21 @@
 #include "report/report_html.h"
 #include "report/report_int.h"
 #include "report/report_runsec.h"
+#include "report/report_runsrv.h"
 #include "report/report_scrapes.h"
 #include "report/svg.h"
 #include "util/json.h"
 #include "util/util.h"
 
-/* o's member at a dotted path ("latency_ns.ttft.p99"); NULL when absent. */
-static const json_t *jpath(const json_t *o, const char *path)
-{
-    char key[64];
-    while (o != NULL && *path) {
-        size_t n = strcspn(path, ".");
-        if (n >= sizeof key)
-            return NULL;
-        memcpy(key, path, n);
-        key[n] = '\0';
-        o = json_object_get(o, key);
-        path += n + (path[n] == '.');
-    }
-    return o;
-}
-
 static double jnum(const json_t *o, const char *path)
 {
-    const json_t *v = jpath(o, path);
+    const json_t *v = report_run_jpath(o, path);
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 static const char *jstr(const json_t *o, const char *path)
 {
-    return json_string_value(jpath(o, path));
+    return json_string_value(report_run_jpath(o, path));
 }
 
 /* --- the parts of the page --- */
@@ -245,9 +233,9 @@ static void run_header(struct strbuf *b, const json_t *run, const json_t *sum)
         strbuf_puts(b, ", ");
         strbuf_put_xml(b, jstr(sum, "mode"));
     }
-    if (json_is_integer(jpath(run, "merged.shards")))
+    if (json_is_integer(report_run_jpath(run, "merged.shards")))
         strbuf_printf(b, "; <span id=\"merged\">merged from %lld shards</span>",
-                      (long long)json_integer_value(jpath(run, "merged.shards")));
+                      (long long)json_integer_value(report_run_jpath(run, "merged.shards")));
     strbuf_puts(b, "</p>\n");
     run_facts(b, run, sum);
     run_banners(b, sum);
@@ -281,7 +269,7 @@ static const char *run_none(double v)
  * summary.json (older) does not say. Not with embeddings or none ok. */
 static int run_streamed(const json_t *sum)
 {
-    const json_t *n = jpath(sum, "latency_ns.ttft.count");
+    const json_t *n = report_run_jpath(sum, "latency_ns.ttft.count");
     return !json_is_integer(n) || json_integer_value(n) > 0;
 }
 
@@ -325,24 +313,6 @@ static void run_cards(struct strbuf *b, const json_t *sum)
     strbuf_free(&d);
 }
 
-/* A cell of value v (json number; scale units per v for the text): the
- * exact figure in data-v, the text for people. */
-static void run_cell(struct strbuf *b, const json_t *v, double scale)
-{
-    if (!json_is_number(v)) {
-        strbuf_puts(b, "<td>\xE2\x80\x93</td>");
-        return;
-    }
-    strbuf_puts(b, "<td data-v=\"");
-    if (json_is_integer(v))
-        strbuf_printf(b, "%lld", (long long)json_integer_value(v));
-    else
-        strbuf_put_num(b, json_real_value(v));
-    strbuf_puts(b, "\">");
-    report_put_value(b, json_number_value(v) / scale);
-    strbuf_puts(b, "</td>");
-}
-
 /* The latencies of table#latency, summary.json's latency_ns keys, named
  * as the terminal's summary names them (summary.c): ttft_server is the
  * client's TTFT from the send time, the figure the server's own histogram
@@ -374,8 +344,8 @@ static void run_latency_table(struct strbuf *b, const json_t *sum)
             continue;
         strbuf_printf(b, "<tr id=\"lat-%s\"><td class=\"l\">%s</td>", run_lat[i][0], run_lat[i][1]);
         for (size_t p = 0; p < LL_ARRAY_LEN(run_pcts); p++)
-            run_cell(b, json_object_get(o, run_pcts[p]), 1e6);
-        run_cell(b, json_object_get(o, "count"), 1);
+            report_run_cell(b, json_object_get(o, run_pcts[p]), 1e6);
+        report_run_cell(b, json_object_get(o, "count"), 1);
         strbuf_puts(b, "</tr>\n");
     }
     strbuf_puts(b, "</tbody></table></div>\n<p class=\"note\">Nearest-rank percentiles from "
@@ -402,19 +372,19 @@ static void run_class_table(struct strbuf *b, const json_t *sum)
         strbuf_puts(b, "<tr><td class=\"l\">");
         strbuf_put_xml(b, jstr(c, "name") ? jstr(c, "name") : "");
         strbuf_puts(b, "</td>");
-        run_cell(b, json_object_get(c, "scheduled"), 1);
-        run_cell(b, json_object_get(c, "ok"), 1);
-        run_cell(b, json_object_get(c, "failed"), 1);
-        run_cell(b, jpath(c, "latency_ns.ttft.p50"), 1e6);
-        run_cell(b, jpath(c, "latency_ns.ttft.p99"), 1e6);
-        run_cell(b, jpath(c, "latency_ns.tpot.p50"), 1e6);
-        run_cell(b, jpath(c, "latency_ns.tpot.p99"), 1e6);
-        run_cell(b, jpath(c, "latency_ns.e2e.p99"), 1e9);
-        run_cell(b, json_object_get(c, "output_tokens_per_s"), 1);
+        report_run_cell(b, json_object_get(c, "scheduled"), 1);
+        report_run_cell(b, json_object_get(c, "ok"), 1);
+        report_run_cell(b, json_object_get(c, "failed"), 1);
+        report_run_cell(b, report_run_jpath(c, "latency_ns.ttft.p50"), 1e6);
+        report_run_cell(b, report_run_jpath(c, "latency_ns.ttft.p99"), 1e6);
+        report_run_cell(b, report_run_jpath(c, "latency_ns.tpot.p50"), 1e6);
+        report_run_cell(b, report_run_jpath(c, "latency_ns.tpot.p99"), 1e6);
+        report_run_cell(b, report_run_jpath(c, "latency_ns.e2e.p99"), 1e9);
+        report_run_cell(b, json_object_get(c, "output_tokens_per_s"), 1);
         strbuf_puts(b, "<td class=\"l\">");
         strbuf_put_xml(b, jstr(c, "slo") ? jstr(c, "slo") : "none");
         strbuf_puts(b, "</td>");
-        run_cell(b, json_object_get(c, "attainment"), 0.01);
+        report_run_cell(b, json_object_get(c, "attainment"), 0.01);
         strbuf_puts(b, "</tr>\n");
     }
     strbuf_puts(b, "</tbody></table></div>\n");
@@ -443,11 +413,11 @@ static void run_throughput_table(struct strbuf *b, const json_t *sum)
     strbuf_puts(b, "<h2>Requests and throughput</h2>\n<div class=\"tablewrap\">"
                    "<table id=\"throughput\"><tbody>\n");
     for (size_t i = 0; i < LL_ARRAY_LEN(rows); i++) {
-        const json_t *v = jpath(sum, rows[i][0]);
+        const json_t *v = report_run_jpath(sum, rows[i][0]);
         if (!json_is_number(v))
             continue;
         strbuf_printf(b, "<tr id=\"%s\"><td class=\"l\">%s</td>", rows[i][0], rows[i][1]);
-        run_cell(b, v, 1);
+        report_run_cell(b, v, 1);
         strbuf_puts(b, "</tr>\n");
     }
     strbuf_puts(b, "</tbody></table></div>\n<p class=\"note\">Rates over the measured window, "
@@ -458,7 +428,7 @@ static void run_throughput_table(struct strbuf *b, const json_t *sum)
  * message of that kind summary.json kept. Nothing when none failed. */
 static void run_errors(struct strbuf *b, const json_t *sum)
 {
-    const json_t *kinds = jpath(sum, "requests.by_kind");
+    const json_t *kinds = report_run_jpath(sum, "requests.by_kind");
     int any = 0;
     const char *k;
     const json_t *v;
@@ -472,11 +442,12 @@ static void run_errors(struct strbuf *b, const json_t *sum)
                            "<th class=\"l\">a sample of the message</th></tr></thead>\n"
                            "<tbody>\n");
         any = 1;
-        const char *msg = json_string_value(json_object_get(jpath(sum, "requests.samples"), k));
+        const char *msg =
+            json_string_value(json_object_get(report_run_jpath(sum, "requests.samples"), k));
         strbuf_puts(b, "<tr><td class=\"l\">");
         strbuf_put_xml(b, k);
         strbuf_puts(b, "</td>");
-        run_cell(b, v, 1);
+        report_run_cell(b, v, 1);
         strbuf_puts(b, "<td class=\"l\">");
         strbuf_put_xml(b, msg && msg[0] ? msg : "(no message)");
         strbuf_puts(b, "</td></tr>\n");
@@ -716,10 +687,10 @@ void report_run_render(const json_t *run, const json_t *sum, const char *hist_pa
 
     const char *cmd = jstr(run, "command");
     char title[96];
-    if (json_is_integer(jpath(run, "merged.shards")))
+    if (json_is_integer(report_run_jpath(run, "merged.shards")))
         snprintf(title, sizeof title, "llmload %s, merged from %lld shards",
                  cmd != NULL ? cmd : "run",
-                 (long long)json_integer_value(jpath(run, "merged.shards")));
+                 (long long)json_integer_value(report_run_jpath(run, "merged.shards")));
     else
         snprintf(title, sizeof title, "llmload %s", cmd != NULL ? cmd : "run");
     report_page_head(b, title);
@@ -728,6 +699,7 @@ void report_run_render(const json_t *run, const json_t *sum, const char *hist_pa
     run_latency_table(b, sum);
     run_class_table(b, sum);
     run_throughput_table(b, sum);
+    report_run_server(b, sum);
     run_errors(b, sum);
     run_time_section(b, &r, &s, run_streamed(sum), step.t_start_s,
                      isfinite(warm_s + win_s) ? warm_s + win_s : NAN);
@@ -745,7 +717,7 @@ int report_run_dir_is_run(const char *dir)
     json_t *run = ll_json_load_file(path, 0, &je);
     const char *cmd = jstr(run, "command");
     int yes = cmd != NULL && (strcmp(cmd, "run") == 0 || strcmp(cmd, "replay") == 0) &&
-              jpath(run, "config.sweep") == NULL;
+              report_run_jpath(run, "config.sweep") == NULL;
     json_decref(run);
     return yes;
 }

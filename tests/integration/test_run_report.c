@@ -61,6 +61,28 @@ static void xmllint_ok(const char *path)
     assert_int_equal(harness_run_quiet(argv, 20), 0);
 }
 
+/* The Server section quotes summary.json's server block: its engine, the
+ * server's generation tokens beside the client's received, named as the
+ * terminal names them. Nothing to check when the run scraped nothing. */
+static void check_server(const char *doc, json_t *srv)
+{
+    const char *engine = json_string_value(json_object_get(srv, "engine"));
+    if (engine == NULL)
+        return;
+    assert_non_null(strstr(doc, "<h2>Server</h2>"));
+    char want[160];
+    snprintf(want, sizeof want, "id=\"server-engine\">%s<", engine);
+    assert_non_null(strstr(doc, want));
+    json_t *gt = json_object_get(srv, "generation_tokens");
+    if (!json_is_object(gt))
+        return;
+    assert_int_equal(cell_after(doc, "id=\"srv-generation_tokens\"", 0),
+                     harness_ival_req(gt, "delta"));
+    assert_int_equal(cell_after(doc, "id=\"srv-generation_tokens\"", 1),
+                     harness_ival_req(gt, "client"));
+    assert_non_null(strstr(doc, "<td class=\"l\">generation tokens</td>"));
+}
+
 /* report.html of dir: its figures are summary.json's, it is well-formed,
  * and `llmload report dir` rebuilds it byte for byte. */
 static void check_page(const char *dir)
@@ -95,6 +117,7 @@ static void check_page(const char *dir)
     assert_non_null(strstr(doc, "data-series=\"ttft_p99\""));
     if (harness_ival(json_object_get(s, "server"), "scrapes") > 0)
         assert_non_null(strstr(doc, "id=\"chart-server-queue\""));
+    check_server(doc, json_object_get(s, "server"));
     char path[700];
     snprintf(path, sizeof path, "%s/report.html", dir);
     xmllint_ok(path);
