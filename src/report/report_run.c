@@ -12,6 +12,8 @@
  *   latency    table#latency: TTFT, ITL, TPOT, E2E... p50 to max and
  *              count; table#classes per traffic class
  *   throughput the rates and the in-flight figures, as summary.json says
+ *   tokens     where the output token counts came from (tokens.source)
+ *              and the finish reasons, with the cut short
  *   server     table#server: the server's /metrics joined to the run beside
  *              the client's count of the same thing; table#usage: what the
  *              responses' usage reported (report_runsrv.c)
@@ -424,6 +426,73 @@ static void run_throughput_table(struct strbuf *b, const json_t *sum)
                    "the warm-up left out (docs/metrics.md).</p>\n");
 }
 
+/* The rows of a count object o (finish_reasons, tokens.source), in its
+ * order, ids prefix.key; only counts over 0 when skip_zero. Returns the
+ * rows written. */
+static size_t run_count_rows(struct strbuf *b, const json_t *o, const char *prefix, int skip_zero)
+{
+    size_t n = 0;
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)o, k, v)
+    {
+        if (!json_is_number(v) || (skip_zero && json_number_value(v) <= 0))
+            continue;
+        strbuf_printf(b, "<tr id=\"%s.", prefix);
+        strbuf_put_xml(b, k);
+        strbuf_puts(b, "\"><td class=\"l\">");
+        strbuf_put_xml(b, k);
+        strbuf_puts(b, "</td>");
+        report_run_cell(b, v, 1);
+        strbuf_puts(b, "</tr>\n");
+        n++;
+    }
+    return n;
+}
+
+/* The output tokens of the ok requests, as the terminal's throughput
+ * lines give them: where their counts came from (tokens.source: the
+ * usage object, per-chunk usage, or counted events, a lower bound) and
+ * why the server ended them (finish_reasons, and the cut short). Only
+ * with an ok request of a streamed API (embeddings have no output). */
+static void run_output_tokens(struct strbuf *b, const json_t *sum)
+{
+    const json_t *src = report_run_jpath(sum, "tokens.source");
+    const json_t *fin = json_object_get(sum, "finish_reasons");
+    if (!(jnum(sum, "requests.ok") > 0) || json_is_number(report_run_jpath(sum, "tokens.inputs")) ||
+        (!json_is_object(src) && !json_is_object(fin)))
+        return;
+    strbuf_puts(b, "<h2>Output tokens</h2>\n<section class=\"grid\">\n");
+    if (json_is_object(src)) {
+        strbuf_puts(b, "<div class=\"tablewrap\"><table id=\"tokens-source\"><thead><tr>"
+                       "<th class=\"l\">output tokens counted from</th><th>ok requests</th>"
+                       "</tr></thead>\n<tbody>\n");
+        run_count_rows(b, src, "tokens.source", 1);
+        strbuf_puts(b, "</tbody></table></div>\n");
+    }
+    if (json_is_object(fin)) {
+        strbuf_puts(b, "<div class=\"tablewrap\"><table id=\"finish\"><thead><tr>"
+                       "<th class=\"l\">finish_reason</th><th>ok requests</th></tr></thead>\n"
+                       "<tbody>\n");
+        run_count_rows(b, fin, "finish_reasons", 0);
+        const json_t *cut = report_run_jpath(sum, "cut_short.count");
+        if (json_is_number(cut)) {
+            strbuf_puts(b, "<tr id=\"cut_short.count\"><td class=\"l\">cut short</td>");
+            report_run_cell(b, cut, 1);
+            strbuf_puts(b, "</tr>\n");
+        }
+        strbuf_puts(b, "</tbody></table></div>\n");
+    }
+    strbuf_puts(b, "</section>\n<p class=\"note\" id=\"tokens-note\">Over the ");
+    report_put_value(b, jnum(sum, "requests.ok"));
+    strbuf_puts(b, " ok requests. finish_reason is the server's, in the API's words; cut short: "
+                   "fewer output tokens than max_tokens.");
+    if (jnum(sum, "tokens.source.events") > 0)
+        strbuf_puts(b, " Counted events undercount when an event carries several tokens; ask "
+                       "for usage with stream_options.include_usage.");
+    strbuf_puts(b, "</p>\n");
+}
+
 /* table#errors: each kind but ok that occurred, its count, and the first
  * message of that kind summary.json kept. Nothing when none failed. */
 static void run_errors(struct strbuf *b, const json_t *sum)
@@ -699,6 +768,7 @@ void report_run_render(const json_t *run, const json_t *sum, const char *hist_pa
     run_latency_table(b, sum);
     run_class_table(b, sum);
     run_throughput_table(b, sum);
+    run_output_tokens(b, sum);
     report_run_server(b, sum);
     run_errors(b, sum);
     run_time_section(b, &r, &s, run_streamed(sum), step.t_start_s,

@@ -83,6 +83,25 @@ static void check_server(const char *doc, json_t *srv)
     assert_non_null(strstr(doc, "<td class=\"l\">generation tokens</td>"));
 }
 
+/* The Output tokens section quotes summary.json's finish_reasons and
+ * tokens.source: each reason's count, and the usage count. */
+static void check_tokens(const char *doc, json_t *s)
+{
+    const char *k;
+    json_t *v;
+    char marker[96];
+    assert_true(json_object_size(json_object_get(s, "finish_reasons")) > 0);
+    json_object_foreach(json_object_get(s, "finish_reasons"), k, v)
+    {
+        snprintf(marker, sizeof marker, "id=\"finish_reasons.%s\"", k);
+        assert_int_equal(cell_after(doc, marker, 0), json_integer_value(v));
+    }
+    json_t *src = json_object_get(json_object_get(s, "tokens"), "source");
+    assert_true(harness_ival_req(src, "usage") > 0);
+    assert_int_equal(cell_after(doc, "id=\"tokens.source.usage\"", 0),
+                     harness_ival_req(src, "usage"));
+}
+
 /* report.html of dir: its figures are summary.json's, it is well-formed,
  * and `llmload report dir` rebuilds it byte for byte. */
 static void check_page(const char *dir)
@@ -118,6 +137,7 @@ static void check_page(const char *dir)
     if (harness_ival(json_object_get(s, "server"), "scrapes") > 0)
         assert_non_null(strstr(doc, "id=\"chart-server-queue\""));
     check_server(doc, json_object_get(s, "server"));
+    check_tokens(doc, s);
     char path[700];
     snprintf(path, sizeof path, "%s/report.html", dir);
     xmllint_ok(path);

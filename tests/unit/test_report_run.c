@@ -344,6 +344,47 @@ static void test_server_section(void **state)
     free(doc);
 }
 
+/* The ok requests' output tokens: where their counts came from and why
+ * the server ended them, summary.json's tokens.source and finish_reasons
+ * in their order, with the cut short; the events' undercount said; none
+ * of it for embeddings or without an ok request. */
+static void test_output_tokens(void **state)
+{
+    (void)state;
+    static const char streamed[] =
+        "{\"schema\":\"llmload.summary/1\",\"requests\":{\"scheduled\":9,\"ok\":9},"
+        "\"tokens\":{\"inputs\":null,\"source\":{\"usage\":6,\"chunk_usage\":0,"
+        "\"events\":3}},\"finish_reasons\":{\"length\":5,\"stop\":3,\"(none)\":1},"
+        "\"cut_short\":{\"count\":2,\"share\":0.22,\"unjudged\":3}}";
+    char *doc = render_with(streamed, "/nonexistent/hist.jsonl");
+    assert_well_formed(doc);
+    assert_non_null(strstr(doc, "<h2>Output tokens</h2>"));
+    assert_non_null(strstr(doc, "<tr id=\"tokens.source.usage\"><td class=\"l\">usage</td>"
+                                "<td data-v=\"6\">6</td></tr>\n"
+                                "<tr id=\"tokens.source.events\"><td class=\"l\">events</td>"
+                                "<td data-v=\"3\">3</td></tr>"));
+    assert_null(strstr(doc, "tokens.source.chunk_usage"));
+    assert_non_null(strstr(doc, "<tr id=\"finish_reasons.length\"><td class=\"l\">length</td>"
+                                "<td data-v=\"5\">5</td></tr>\n"
+                                "<tr id=\"finish_reasons.stop\"><td class=\"l\">stop</td>"
+                                "<td data-v=\"3\">3</td></tr>\n"
+                                "<tr id=\"finish_reasons.(none)\"><td class=\"l\">(none)</td>"
+                                "<td data-v=\"1\">1</td></tr>"));
+    assert_non_null(strstr(doc, "<tr id=\"cut_short.count\"><td class=\"l\">cut short</td>"
+                                "<td data-v=\"2\">2</td>"));
+    assert_non_null(strstr(doc, "Counted events undercount"));
+    free(doc);
+    static const char embeddings[] =
+        "{\"schema\":\"llmload.summary/1\",\"requests\":{\"scheduled\":2,\"ok\":2},"
+        "\"tokens\":{\"inputs\":4,\"source\":{\"usage\":2}},\"finish_reasons\":{}}";
+    doc = render_with(embeddings, "/nonexistent/hist.jsonl");
+    assert_null(strstr(doc, "Output tokens"));
+    free(doc);
+    doc = render_fixture(); /* an older summary.json: neither block */
+    assert_null(strstr(doc, "Output tokens"));
+    free(doc);
+}
+
 static void test_deterministic(void **state)
 {
     (void)state;
@@ -376,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_seconds_add_up),       cmocka_unit_test(test_long_run_thinned),
         cmocka_unit_test(test_missing_parts),        cmocka_unit_test(test_run_end_said),
         cmocka_unit_test(test_deterministic),        cmocka_unit_test(test_server_section),
+        cmocka_unit_test(test_output_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
