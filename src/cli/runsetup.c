@@ -898,9 +898,15 @@ int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info
         return run_exit_combine(code, LL_EXIT_RUNTIME);
     }
     int hrc = report_run_write(dir, err, sizeof err);
-    if (hrc != 0)
+    if (hrc != 0) {
         ll_errorf("%s", err);
-    return hrc != 0 ? run_exit_combine(code, LL_EXIT_RUNTIME) : code;
+        return run_exit_combine(code, LL_EXIT_RUNTIME);
+    }
+    /* The page's own line, after "results: DIR" (which scripts parse, so
+     * it stays as it was): only once the page is there to open. */
+    printf("report: %s/report.html\n", dir);
+    fflush(stdout);
+    return code;
 }
 
 int run_setup_end(struct run_setup *rs, int code, const char *stop_reason)

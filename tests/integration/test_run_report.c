@@ -5,7 +5,7 @@
  * count, the TTFT p99 cell and card); xmllint finds it well-formed where
  * xmllint is installed; and `llmload report DIR` rebuilds it byte for
  * byte, keeping summary.json as the run wrote it. A replay writes one
- * too. */
+ * too. Each ends its stdout "results: DIR", then "report: DIR/report.html". */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -160,15 +160,35 @@ static void check_page(const char *dir)
     free(doc);
 }
 
+/* A run's stdout ends "results: DIR" as it always did (scripts parse
+ * it), then the line that names the page: "report: DIR/report.html". */
+static void check_last_lines(const char *out, const char *dir)
+{
+    char tail[1400];
+    snprintf(tail, sizeof tail, "\nresults: %s\nreport: %s/report.html\n", dir, dir);
+    size_t no = strlen(out), nt = strlen(tail);
+    if (no < nt || strcmp(out + no - nt, tail) != 0)
+        fail_msg("stdout does not end \"results: DIR\", \"report: DIR/report.html\": %s", out);
+}
+
 static void test_run_page(void **state)
 {
     (void)state;
     const char *sargs[] = {SIM_FAST, NULL};
-    const char *args[] = {"--rate", "20",       "--arrival", "constant", "--duration",
-                          "3s",     "--warmup", "1s",        REQ_8_10,   NULL};
-    char *dir = harness_run_on_sim(sargs, NULL, args);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    char *tmp = harness_tmpdir();
+    char dir[600], url[300];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *args[] = {"run",      "--url", url,         "--out",    dir,          "--quiet",
+                          "--rate",   "20",    "--arrival", "constant", "--duration", "3s",
+                          "--warmup", "1s",    REQ_8_10,    NULL};
+    char *out = harness_run_expect(args, 60, HARNESS_RC_OK_OR_INVALID, NULL);
+    check_last_lines(out, dir);
+    free(out);
     check_page(dir);
-    harness_results_free(dir);
+    harness_rm_rf(tmp);
+    free(tmp);
 }
 
 /* llmload replay writes a run's directory: the same page, rebuilt the same. */
@@ -186,7 +206,9 @@ static void test_replay_page(void **state)
                           "30",  "--dump-schedule", trace, REQ_8_10, "--dry-run", NULL};
     free(harness_run_expect(dump, 30, 0, NULL));
     const char *rep[] = {"replay", trace, "--url", url, "--out", out, "--quiet", NULL};
-    free(harness_run_expect(rep, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    char *so = harness_run_expect(rep, 60, HARNESS_RC_OK_OR_INVALID, NULL);
+    check_last_lines(so, out);
+    free(so);
     check_page(out);
     const char *rm[] = {"rm", "-rf", tmp, NULL};
     assert_int_equal(harness_run_quiet(rm, 10), 0);
