@@ -897,16 +897,10 @@ int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info
         ll_errorf("%s", err);
         return run_exit_combine(code, LL_EXIT_RUNTIME);
     }
-    int hrc = report_run_write(dir, err, sizeof err);
-    if (hrc != 0) {
+    int hrc = report_run_write(dir, stdout, err, sizeof err);
+    if (hrc != 0)
         ll_errorf("%s", err);
-        return run_exit_combine(code, LL_EXIT_RUNTIME);
-    }
-    /* The page's own line, after "results: DIR" (which scripts parse, so
-     * it stays as it was): only once the page is there to open. */
-    printf("report: %s/report.html\n", dir);
-    fflush(stdout);
-    return code;
+    return hrc != 0 ? run_exit_combine(code, LL_EXIT_RUNTIME) : code;
 }
 
 int run_setup_end(struct run_setup *rs, int code, const char *stop_reason)

@@ -792,7 +792,7 @@ int report_run_dir_is_run(const char *dir)
     return yes;
 }
 
-int report_run_write(const char *dir, char *err, size_t errlen)
+int report_run_write(const char *dir, FILE *out, char *err, size_t errlen)
 {
     size_t dlen = strlen(dir);
     if (dlen == 0 || dlen > 4000) {
@@ -829,6 +829,10 @@ int report_run_write(const char *dir, char *err, size_t errlen)
     report_run_render(run, sum, hist, scrapes, &b);
     snprintf(path, sizeof path, "%s/report.html", dir);
     int rc = report_file_write(path, b.data, b.len, err, errlen);
+    if (rc == 0 && out != NULL) {
+        fprintf(out, "report: %s\n", path);
+        fflush(out);
+    }
     strbuf_free(&b);
     json_decref(run);
     json_decref(sum);

@@ -13,6 +13,7 @@
 #define LL_REPORT_RUN_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -32,10 +33,13 @@ void report_run_render(const json_t *run, const json_t *sum, const char *hist_pa
                        const char *scrapes_path, struct strbuf *out);
 
 /* Write dir/report.html atomically from dir's run.json, summary.json,
- * hist.jsonl and server_metrics.jsonl (report_run_render). Returns 0, or
- * LL_E_NOTFOUND (no summary.json), LL_E_INVAL (a file is not JSON) or
- * LL_E_IO / LL_E_RANGE with the reason, naming the file, in err (errlen
- * bytes, may be 0). */
-int report_run_write(const char *dir, char *err, size_t errlen);
+ * hist.jsonl and server_metrics.jsonl (report_run_render), and, when out
+ * is not NULL, name it there once written: "report: DIR/report.html", the
+ * last line of run, replay and merge, after their "results: DIR" (which
+ * scripts parse and which stays as it was). Returns 0, or LL_E_NOTFOUND
+ * (no summary.json), LL_E_INVAL (a file is not JSON) or LL_E_IO /
+ * LL_E_RANGE with the reason, naming the file, in err (errlen bytes, may
+ * be 0); then out gets nothing. */
+int report_run_write(const char *dir, FILE *out, char *err, size_t errlen);
 
 #endif
