@@ -4,7 +4,9 @@
  *
  * The page is drawn from the results directory's files alone: run.json
  * (what was run), summary.json (every figure: the page quotes it and
- * computes none of its own), hist.jsonl (the per-second charts) and
+ * computes none of its own but the server/client ratios of two quoted
+ * counts, as the terminal prints them), hist.jsonl (the per-second
+ * charts) and
  * server_metrics.jsonl (the server's scrapes, on the same time axis). So
  * the run writes it at its end and `llmload report DIR` rebuilds it byte
  * for byte. It shares the sweep page's skeleton, CSS and time charts
