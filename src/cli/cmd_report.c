@@ -48,7 +48,7 @@ static void report_usage(FILE *f)
 static int report_run_page(const char *dir, int merged)
 {
     char err[4400];
-    int rc = report_run_write(dir, err, sizeof err);
+    int rc = report_run_write(dir, NULL, err, sizeof err);
     if (rc == LL_E_NOTFOUND) {
         ll_errorf("%s: a run's results without summary.json (the run ended before its "
                   "summary): nothing to draw its report.html from",

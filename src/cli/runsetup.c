@@ -897,7 +897,7 @@ int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info
         ll_errorf("%s", err);
         return run_exit_combine(code, LL_EXIT_RUNTIME);
     }
-    int hrc = report_run_write(dir, err, sizeof err);
+    int hrc = report_run_write(dir, stdout, err, sizeof err);
     if (hrc != 0)
         ll_errorf("%s", err);
     return hrc != 0 ? run_exit_combine(code, LL_EXIT_RUNTIME) : code;

@@ -222,7 +222,9 @@ json_t *run_setup_report(const struct run_setup *rs, const struct run_config *cf
  * (exit status, invalid and why, interrupted, stop reason), so that every
  * file of the results directory says whether the run measured what it
  * meant to; last report.html (report_run_write), from the files as they
- * now stand, so that `llmload report DIR` rebuilds it byte for byte. A
+ * now stand, so that `llmload report DIR` rebuilds it byte for byte, and
+ * on stdout "report: DIR/report.html" once it is written (after the
+ * summary's "results: DIR", which stays the line scripts parse). A
  * stop signal pending now (it came during the summary) is
  * taken: rs->stopped_in "summary". Returns the exit status: 130
  * interrupted, else the lowest of 1 INVALID, 3 records lost or a file not

@@ -12,6 +12,11 @@
  *   latency    table#latency: TTFT, ITL, TPOT, E2E... p50 to max and
  *              count; table#classes per traffic class
  *   throughput the rates and the in-flight figures, as summary.json says
+ *   tokens     where the output token counts came from (tokens.source)
+ *              and the finish reasons, with the cut short
+ *   server     table#server: the server's /metrics joined to the run beside
+ *              the client's count of the same thing; table#usage: what the
+ *              responses' usage reported (report_runsrv.c)
  *   errors     table#errors: each kind that occurred, its count and a
  *              sample of its message
  *   over time  per second from hist.jsonl: TTFT p50/p99, TPOT p50/p99,
@@ -39,36 +44,21 @@
 #include "report/report_html.h"
 #include "report/report_int.h"
 #include "report/report_runsec.h"
+#include "report/report_runsrv.h"
 #include "report/report_scrapes.h"
 #include "report/svg.h"
 #include "util/json.h"
 #include "util/util.h"
 
-/* o's member at a dotted path ("latency_ns.ttft.p99"); NULL when absent. */
-static const json_t *jpath(const json_t *o, const char *path)
-{
-    char key[64];
-    while (o != NULL && *path) {
-        size_t n = strcspn(path, ".");
-        if (n >= sizeof key)
-            return NULL;
-        memcpy(key, path, n);
-        key[n] = '\0';
-        o = json_object_get(o, key);
-        path += n + (path[n] == '.');
-    }
-    return o;
-}
-
 static double jnum(const json_t *o, const char *path)
 {
-    const json_t *v = jpath(o, path);
+    const json_t *v = report_run_jpath(o, path);
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 static const char *jstr(const json_t *o, const char *path)
 {
-    return json_string_value(jpath(o, path));
+    return json_string_value(report_run_jpath(o, path));
 }
 
 /* --- the parts of the page --- */
@@ -244,14 +234,15 @@ static void run_banners(struct strbuf *b, const json_t *sum)
  * only" after a --hist-only merge; "" for any other run. */
 static void run_merged_words(const json_t *run, char *out, size_t len)
 {
-    const json_t *n = jpath(run, "merged.shards");
+    const json_t *n = report_run_jpath(run, "merged.shards");
     out[0] = '\0';
     if (!json_is_integer(n))
         return;
     long long shards = json_integer_value(n);
-    const json_t *dirs = jpath(run, "merged.dirs");
+    const json_t *dirs = report_run_jpath(run, "merged.dirs");
     long long present = json_is_array(dirs) ? (long long)json_array_size(dirs) : shards;
-    const char *hist = json_is_true(jpath(run, "merged.hist_only")) ? ", histograms only" : "";
+    const char *hist =
+        json_is_true(report_run_jpath(run, "merged.hist_only")) ? ", histograms only" : "";
     if (present < shards)
         snprintf(out, len, "merged from %lld of %lld shards%s", present, shards, hist);
     else
@@ -305,7 +296,7 @@ static const char *run_none(double v)
  * summary.json (older) does not say. Not with embeddings or none ok. */
 static int run_streamed(const json_t *sum)
 {
-    const json_t *n = jpath(sum, "latency_ns.ttft.count");
+    const json_t *n = report_run_jpath(sum, "latency_ns.ttft.count");
     return !json_is_integer(n) || json_integer_value(n) > 0;
 }
 
@@ -349,24 +340,6 @@ static void run_cards(struct strbuf *b, const json_t *sum)
     strbuf_free(&d);
 }
 
-/* A cell of value v (json number; scale units per v for the text): the
- * exact figure in data-v, the text for people. */
-static void run_cell(struct strbuf *b, const json_t *v, double scale)
-{
-    if (!json_is_number(v)) {
-        strbuf_puts(b, "<td>\xE2\x80\x93</td>");
-        return;
-    }
-    strbuf_puts(b, "<td data-v=\"");
-    if (json_is_integer(v))
-        strbuf_printf(b, "%lld", (long long)json_integer_value(v));
-    else
-        strbuf_put_num(b, json_real_value(v));
-    strbuf_puts(b, "\">");
-    report_put_value(b, json_number_value(v) / scale);
-    strbuf_puts(b, "</td>");
-}
-
 /* The latencies of table#latency, summary.json's latency_ns keys, named
  * as the terminal's summary names them (summary.c): ttft_server is the
  * client's TTFT from the send time, the figure the server's own histogram
@@ -398,8 +371,8 @@ static void run_latency_table(struct strbuf *b, const json_t *sum)
             continue;
         strbuf_printf(b, "<tr id=\"lat-%s\"><td class=\"l\">%s</td>", run_lat[i][0], run_lat[i][1]);
         for (size_t p = 0; p < LL_ARRAY_LEN(run_pcts); p++)
-            run_cell(b, json_object_get(o, run_pcts[p]), 1e6);
-        run_cell(b, json_object_get(o, "count"), 1);
+            report_run_cell(b, json_object_get(o, run_pcts[p]), 1e6);
+        report_run_cell(b, json_object_get(o, "count"), 1);
         strbuf_puts(b, "</tr>\n");
     }
     strbuf_puts(b, "</tbody></table></div>\n<p class=\"note\">Nearest-rank percentiles from "
@@ -426,19 +399,19 @@ static void run_class_table(struct strbuf *b, const json_t *sum)
         strbuf_puts(b, "<tr><td class=\"l\">");
         strbuf_put_xml(b, jstr(c, "name") ? jstr(c, "name") : "");
         strbuf_puts(b, "</td>");
-        run_cell(b, json_object_get(c, "scheduled"), 1);
-        run_cell(b, json_object_get(c, "ok"), 1);
-        run_cell(b, json_object_get(c, "failed"), 1);
-        run_cell(b, jpath(c, "latency_ns.ttft.p50"), 1e6);
-        run_cell(b, jpath(c, "latency_ns.ttft.p99"), 1e6);
-        run_cell(b, jpath(c, "latency_ns.tpot.p50"), 1e6);
-        run_cell(b, jpath(c, "latency_ns.tpot.p99"), 1e6);
-        run_cell(b, jpath(c, "latency_ns.e2e.p99"), 1e9);
-        run_cell(b, json_object_get(c, "output_tokens_per_s"), 1);
+        report_run_cell(b, json_object_get(c, "scheduled"), 1);
+        report_run_cell(b, json_object_get(c, "ok"), 1);
+        report_run_cell(b, json_object_get(c, "failed"), 1);
+        report_run_cell(b, report_run_jpath(c, "latency_ns.ttft.p50"), 1e6);
+        report_run_cell(b, report_run_jpath(c, "latency_ns.ttft.p99"), 1e6);
+        report_run_cell(b, report_run_jpath(c, "latency_ns.tpot.p50"), 1e6);
+        report_run_cell(b, report_run_jpath(c, "latency_ns.tpot.p99"), 1e6);
+        report_run_cell(b, report_run_jpath(c, "latency_ns.e2e.p99"), 1e9);
+        report_run_cell(b, json_object_get(c, "output_tokens_per_s"), 1);
         strbuf_puts(b, "<td class=\"l\">");
         strbuf_put_xml(b, jstr(c, "slo") ? jstr(c, "slo") : "none");
         strbuf_puts(b, "</td>");
-        run_cell(b, json_object_get(c, "attainment"), 0.01);
+        report_run_cell(b, json_object_get(c, "attainment"), 0.01);
         strbuf_puts(b, "</tr>\n");
     }
     strbuf_puts(b, "</tbody></table></div>\n");
@@ -467,22 +440,89 @@ static void run_throughput_table(struct strbuf *b, const json_t *sum)
     strbuf_puts(b, "<h2>Requests and throughput</h2>\n<div class=\"tablewrap\">"
                    "<table id=\"throughput\"><tbody>\n");
     for (size_t i = 0; i < LL_ARRAY_LEN(rows); i++) {
-        const json_t *v = jpath(sum, rows[i][0]);
+        const json_t *v = report_run_jpath(sum, rows[i][0]);
         if (!json_is_number(v))
             continue;
         strbuf_printf(b, "<tr id=\"%s\"><td class=\"l\">%s</td>", rows[i][0], rows[i][1]);
-        run_cell(b, v, 1);
+        report_run_cell(b, v, 1);
         strbuf_puts(b, "</tr>\n");
     }
     strbuf_puts(b, "</tbody></table></div>\n<p class=\"note\">Rates over the measured window, "
                    "the warm-up left out (docs/metrics.md).</p>\n");
 }
 
+/* The rows of a count object o (finish_reasons, tokens.source), in its
+ * order, ids prefix.key; only counts over 0 when skip_zero. Returns the
+ * rows written. */
+static size_t run_count_rows(struct strbuf *b, const json_t *o, const char *prefix, int skip_zero)
+{
+    size_t n = 0;
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)o, k, v)
+    {
+        if (!json_is_number(v) || (skip_zero && json_number_value(v) <= 0))
+            continue;
+        strbuf_printf(b, "<tr id=\"%s.", prefix);
+        strbuf_put_xml(b, k);
+        strbuf_puts(b, "\"><td class=\"l\">");
+        strbuf_put_xml(b, k);
+        strbuf_puts(b, "</td>");
+        report_run_cell(b, v, 1);
+        strbuf_puts(b, "</tr>\n");
+        n++;
+    }
+    return n;
+}
+
+/* The output tokens of the ok requests, as the terminal's throughput
+ * lines give them: where their counts came from (tokens.source: the
+ * usage object, per-chunk usage, or counted events, a lower bound) and
+ * why the server ended them (finish_reasons, and the cut short). Only
+ * with an ok request of a streamed API (embeddings have no output). */
+static void run_output_tokens(struct strbuf *b, const json_t *sum)
+{
+    const json_t *src = report_run_jpath(sum, "tokens.source");
+    const json_t *fin = json_object_get(sum, "finish_reasons");
+    if (!(jnum(sum, "requests.ok") > 0) || json_is_number(report_run_jpath(sum, "tokens.inputs")) ||
+        (!json_is_object(src) && !json_is_object(fin)))
+        return;
+    strbuf_puts(b, "<h2>Output tokens</h2>\n<section class=\"grid\">\n");
+    if (json_is_object(src)) {
+        strbuf_puts(b, "<div class=\"tablewrap\"><table id=\"tokens-source\"><thead><tr>"
+                       "<th class=\"l\">output tokens counted from</th><th>ok requests</th>"
+                       "</tr></thead>\n<tbody>\n");
+        run_count_rows(b, src, "tokens.source", 1);
+        strbuf_puts(b, "</tbody></table></div>\n");
+    }
+    if (json_is_object(fin)) {
+        strbuf_puts(b, "<div class=\"tablewrap\"><table id=\"finish\"><thead><tr>"
+                       "<th class=\"l\">finish_reason</th><th>ok requests</th></tr></thead>\n"
+                       "<tbody>\n");
+        run_count_rows(b, fin, "finish_reasons", 0);
+        const json_t *cut = report_run_jpath(sum, "cut_short.count");
+        if (json_is_number(cut)) {
+            strbuf_puts(b, "<tr id=\"cut_short.count\"><td class=\"l\">cut short</td>");
+            report_run_cell(b, cut, 1);
+            strbuf_puts(b, "</tr>\n");
+        }
+        strbuf_puts(b, "</tbody></table></div>\n");
+    }
+    strbuf_puts(b, "</section>\n<p class=\"note\" id=\"tokens-note\">Over the ");
+    report_put_value(b, jnum(sum, "requests.ok"));
+    strbuf_puts(b, " ok requests. finish_reason is the server's, in the API's words; cut short: "
+                   "fewer output tokens than max_tokens.");
+    if (jnum(sum, "tokens.source.events") > 0)
+        strbuf_puts(b, " Counted events undercount when an event carries several tokens; ask "
+                       "for usage with stream_options.include_usage.");
+    strbuf_puts(b, "</p>\n");
+}
+
 /* table#errors: each kind but ok that occurred, its count, and the first
  * message of that kind summary.json kept. Nothing when none failed. */
 static void run_errors(struct strbuf *b, const json_t *sum)
 {
-    const json_t *kinds = jpath(sum, "requests.by_kind");
+    const json_t *kinds = report_run_jpath(sum, "requests.by_kind");
     int any = 0;
     const char *k;
     const json_t *v;
@@ -496,11 +536,12 @@ static void run_errors(struct strbuf *b, const json_t *sum)
                            "<th class=\"l\">a sample of the message</th></tr></thead>\n"
                            "<tbody>\n");
         any = 1;
-        const char *msg = json_string_value(json_object_get(jpath(sum, "requests.samples"), k));
+        const char *msg =
+            json_string_value(json_object_get(report_run_jpath(sum, "requests.samples"), k));
         strbuf_puts(b, "<tr><td class=\"l\">");
         strbuf_put_xml(b, k);
         strbuf_puts(b, "</td>");
-        run_cell(b, v, 1);
+        report_run_cell(b, v, 1);
         strbuf_puts(b, "<td class=\"l\">");
         strbuf_put_xml(b, msg && msg[0] ? msg : "(no message)");
         strbuf_puts(b, "</td></tr>\n");
@@ -749,6 +790,8 @@ void report_run_render(const json_t *run, const json_t *sum, const char *hist_pa
     run_latency_table(b, sum);
     run_class_table(b, sum);
     run_throughput_table(b, sum);
+    run_output_tokens(b, sum);
+    report_run_server(b, sum);
     run_errors(b, sum);
     run_time_section(b, &r, &s, run_streamed(sum), step.t_start_s,
                      isfinite(warm_s + win_s) ? warm_s + win_s : NAN);
@@ -766,12 +809,12 @@ int report_run_dir_is_run(const char *dir)
     json_t *run = ll_json_load_file(path, 0, &je);
     const char *cmd = jstr(run, "command");
     int yes = cmd != NULL && (strcmp(cmd, "run") == 0 || strcmp(cmd, "replay") == 0) &&
-              jpath(run, "config.sweep") == NULL;
+              report_run_jpath(run, "config.sweep") == NULL;
     json_decref(run);
     return yes;
 }
 
-int report_run_write(const char *dir, char *err, size_t errlen)
+int report_run_write(const char *dir, FILE *out, char *err, size_t errlen)
 {
     size_t dlen = strlen(dir);
     if (dlen == 0 || dlen > 4000) {
@@ -808,6 +851,10 @@ int report_run_write(const char *dir, char *err, size_t errlen)
     report_run_render(run, sum, hist, scrapes, &b);
     snprintf(path, sizeof path, "%s/report.html", dir);
     int rc = report_file_write(path, b.data, b.len, err, errlen);
+    if (rc == 0 && out != NULL) {
+        fprintf(out, "report: %s\n", path);
+        fflush(out);
+    }
     strbuf_free(&b);
     json_decref(run);
     json_decref(sum);

@@ -4,7 +4,9 @@
  *
  * The page is drawn from the results directory's files alone: run.json
  * (what was run), summary.json (every figure: the page quotes it and
- * computes none of its own), hist.jsonl (the per-second charts) and
+ * computes none of its own but the server/client ratios of two quoted
+ * counts, as the terminal prints them), hist.jsonl (the per-second
+ * charts) and
  * server_metrics.jsonl (the server's scrapes, on the same time axis). So
  * the run writes it at its end and `llmload report DIR` rebuilds it byte
  * for byte. It shares the sweep page's skeleton, CSS and time charts
@@ -13,6 +15,7 @@
 #define LL_REPORT_RUN_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -32,10 +35,13 @@ void report_run_render(const json_t *run, const json_t *sum, const char *hist_pa
                        const char *scrapes_path, struct strbuf *out);
 
 /* Write dir/report.html atomically from dir's run.json, summary.json,
- * hist.jsonl and server_metrics.jsonl (report_run_render). Returns 0, or
- * LL_E_NOTFOUND (no summary.json), LL_E_INVAL (a file is not JSON) or
- * LL_E_IO / LL_E_RANGE with the reason, naming the file, in err (errlen
- * bytes, may be 0). */
-int report_run_write(const char *dir, char *err, size_t errlen);
+ * hist.jsonl and server_metrics.jsonl (report_run_render), and, when out
+ * is not NULL, name it there once written: "report: DIR/report.html", the
+ * last line of run, replay and merge, after their "results: DIR" (which
+ * scripts parse and which stays as it was). Returns 0, or LL_E_NOTFOUND
+ * (no summary.json), LL_E_INVAL (a file is not JSON) or LL_E_IO /
+ * LL_E_RANGE with the reason, naming the file, in err (errlen bytes, may
+ * be 0); then out gets nothing. */
+int report_run_write(const char *dir, FILE *out, char *err, size_t errlen);
 
 #endif

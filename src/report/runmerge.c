@@ -857,13 +857,14 @@ int rm_run_finish(struct merge *m, const char *dir, int allow_partial, json_t *o
         code = rm_exit_combine(code, LL_EXIT_RUNTIME);
     }
     json_decref(run);
-    /* Its page, as a run's: `llmload report DIR` draws it again. */
-    if (report_run_write(dir, err, sizeof err) != 0) {
+    if (out)
+        fprintf(out, "results: %s\n", dir);
+    /* Its page, as a run's, named after the results line: `llmload
+     * report DIR` draws it again. */
+    if (report_run_write(dir, out, err, sizeof err) != 0) {
         ll_errorf("merge: %s", err);
         code = rm_exit_combine(code, LL_EXIT_RUNTIME);
     }
-    if (out)
-        fprintf(out, "results: %s\n", dir);
     return code;
 }
 

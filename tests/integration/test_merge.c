@@ -207,6 +207,13 @@ static void test_mpirun_merge_matches_single(void **state)
         fail_msg("merge: exit %d: %s%s", rc, out, err);
     if (!strstr(out, "merged:     4 of 4 shards") || !strstr(out, "requests: scheduled 240"))
         fail_msg("merge's summary: %s", out);
+    /* "results: DIR" as it was, then the page's line, last. */
+    char tail[1400];
+    snprintf(tail, sizeof tail, "\nresults: %s\nreport: %s/report.html\n", merged, merged);
+    size_t no = strlen(out), nt = strlen(tail);
+    if (no < nt || strcmp(out + no - nt, tail) != 0)
+        fail_msg("merge's last lines are not \"results: DIR\" and \"report: DIR/report.html\": %s",
+                 out);
     free(out);
     free(err);
 

@@ -5,7 +5,7 @@
  * count, the TTFT p99 cell and card); xmllint finds it well-formed where
  * xmllint is installed; and `llmload report DIR` rebuilds it byte for
  * byte, keeping summary.json as the run wrote it. A replay writes one
- * too. */
+ * too. Each ends its stdout "results: DIR", then "report: DIR/report.html". */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -61,6 +61,47 @@ static void xmllint_ok(const char *path)
     assert_int_equal(harness_run_quiet(argv, 20), 0);
 }
 
+/* The Server section quotes summary.json's server block: its engine, the
+ * server's generation tokens beside the client's received, named as the
+ * terminal names them. Nothing to check when the run scraped nothing. */
+static void check_server(const char *doc, json_t *srv)
+{
+    const char *engine = json_string_value(json_object_get(srv, "engine"));
+    if (engine == NULL)
+        return;
+    assert_non_null(strstr(doc, "<h2>Server</h2>"));
+    char want[160];
+    snprintf(want, sizeof want, "id=\"server-engine\">%s<", engine);
+    assert_non_null(strstr(doc, want));
+    json_t *gt = json_object_get(srv, "generation_tokens");
+    if (!json_is_object(gt))
+        return;
+    assert_int_equal(cell_after(doc, "id=\"srv-generation_tokens\"", 0),
+                     harness_ival_req(gt, "delta"));
+    assert_int_equal(cell_after(doc, "id=\"srv-generation_tokens\"", 1),
+                     harness_ival_req(gt, "client"));
+    assert_non_null(strstr(doc, "<td class=\"l\">generation tokens</td>"));
+}
+
+/* The Output tokens section quotes summary.json's finish_reasons and
+ * tokens.source: each reason's count, and the usage count. */
+static void check_tokens(const char *doc, json_t *s)
+{
+    const char *k;
+    json_t *v;
+    char marker[96];
+    assert_true(json_object_size(json_object_get(s, "finish_reasons")) > 0);
+    json_object_foreach(json_object_get(s, "finish_reasons"), k, v)
+    {
+        snprintf(marker, sizeof marker, "id=\"finish_reasons.%s\"", k);
+        assert_int_equal(cell_after(doc, marker, 0), json_integer_value(v));
+    }
+    json_t *src = json_object_get(json_object_get(s, "tokens"), "source");
+    assert_true(harness_ival_req(src, "usage") > 0);
+    assert_int_equal(cell_after(doc, "id=\"tokens.source.usage\"", 0),
+                     harness_ival_req(src, "usage"));
+}
+
 /* report.html of dir: its figures are summary.json's, it is well-formed,
  * and `llmload report dir` rebuilds it byte for byte. */
 static void check_page(const char *dir)
@@ -95,6 +136,8 @@ static void check_page(const char *dir)
     assert_non_null(strstr(doc, "data-series=\"ttft_p99\""));
     if (harness_ival(json_object_get(s, "server"), "scrapes") > 0)
         assert_non_null(strstr(doc, "id=\"chart-server-queue\""));
+    check_server(doc, json_object_get(s, "server"));
+    check_tokens(doc, s);
     char path[700];
     snprintf(path, sizeof path, "%s/report.html", dir);
     xmllint_ok(path);
@@ -117,15 +160,35 @@ static void check_page(const char *dir)
     free(doc);
 }
 
+/* A run's stdout ends "results: DIR" as it always did (scripts parse
+ * it), then the line that names the page: "report: DIR/report.html". */
+static void check_last_lines(const char *out, const char *dir)
+{
+    char tail[1400];
+    snprintf(tail, sizeof tail, "\nresults: %s\nreport: %s/report.html\n", dir, dir);
+    size_t no = strlen(out), nt = strlen(tail);
+    if (no < nt || strcmp(out + no - nt, tail) != 0)
+        fail_msg("stdout does not end \"results: DIR\", \"report: DIR/report.html\": %s", out);
+}
+
 static void test_run_page(void **state)
 {
     (void)state;
     const char *sargs[] = {SIM_FAST, NULL};
-    const char *args[] = {"--rate", "20",       "--arrival", "constant", "--duration",
-                          "3s",     "--warmup", "1s",        REQ_8_10,   NULL};
-    char *dir = harness_run_on_sim(sargs, NULL, args);
+    assert_int_equal(harness_sim_start(&harness_cur_sim, sargs), 0);
+    char *tmp = harness_tmpdir();
+    char dir[600], url[300];
+    snprintf(dir, sizeof dir, "%s/r", tmp);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *args[] = {"run",      "--url", url,         "--out",    dir,          "--quiet",
+                          "--rate",   "20",    "--arrival", "constant", "--duration", "3s",
+                          "--warmup", "1s",    REQ_8_10,    NULL};
+    char *out = harness_run_expect(args, 60, HARNESS_RC_OK_OR_INVALID, NULL);
+    check_last_lines(out, dir);
+    free(out);
     check_page(dir);
-    harness_results_free(dir);
+    harness_rm_rf(tmp);
+    free(tmp);
 }
 
 /* llmload replay writes a run's directory: the same page, rebuilt the same. */
@@ -143,7 +206,9 @@ static void test_replay_page(void **state)
                           "30",  "--dump-schedule", trace, REQ_8_10, "--dry-run", NULL};
     free(harness_run_expect(dump, 30, 0, NULL));
     const char *rep[] = {"replay", trace, "--url", url, "--out", out, "--quiet", NULL};
-    free(harness_run_expect(rep, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    char *so = harness_run_expect(rep, 60, HARNESS_RC_OK_OR_INVALID, NULL);
+    check_last_lines(so, out);
+    free(so);
     check_page(out);
     /* A replay is never judged steady; its verdict says why, not nothing. */
     char *doc = harness_read_in(out, "report.html");

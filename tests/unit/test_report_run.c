@@ -305,6 +305,108 @@ static void test_steady_unjudged_said(void **state)
     free(doc);
 }
 
+/* summary.json's server block and the responses' usage: table#server
+ * quotes the server's figures beside the client's, named as the terminal
+ * names them (the client's TTFT is "from sent", never the server's);
+ * table#usage the cached prompt tokens; a summary.json without either has
+ * no Server section. */
+static void test_server_section(void **state)
+{
+    (void)state;
+    static const char with[] =
+        "{\"schema\":\"llmload.summary/1\",\"requests\":{\"scheduled\":4,\"ok\":4},"
+        "\"tokens\":{\"cached_tokens\":96,\"cached_share\":0.25,"
+        "\"workload_cached_share\":null,\"prompt_reported\":4,\"prompt_ratio\":1.5},"
+        "\"server\":{\"url\":\"http://127.0.0.1:9/metrics\",\"scrapes\":5,\"failed\":1,"
+        "\"engine\":\"vllm\",\"waiting\":{\"mean\":1.5,\"max\":3,\"scrapes\":4},"
+        "\"running\":null,\"kv_usage\":{\"mean\":0.42,\"max\":0.5,\"scrapes\":4},"
+        "\"preemptions\":{\"delta\":0,\"resets\":0},"
+        "\"prompt_tokens\":{\"delta\":300,\"resets\":0,\"client\":200,"
+        "\"excludes_cached\":false},"
+        "\"generation_tokens\":{\"delta\":0,\"resets\":0,\"client\":40},"
+        "\"request_success\":{\"delta\":4,\"resets\":0,\"client\":4},"
+        "\"ttft\":{\"count\":4,\"p50_s\":0.012,\"p50_bucket_s\":[0.01,0.02],"
+        "\"p99_s\":0.5,\"p99_bucket_s\":[0.5,null],\"p99_is_lower_bound\":true,"
+        "\"client_from_sent_p50_s\":0.011,\"client_from_sent_p99_s\":0.013}}}";
+    char *doc = render_with(with, "/nonexistent/hist.jsonl");
+    assert_well_formed(doc);
+    assert_non_null(strstr(doc, "<h2>Server</h2>"));
+    assert_non_null(strstr(doc, "id=\"server-engine\">vllm<"));
+    assert_non_null(strstr(doc, "5 scrapes, 1 failed (gaps)"));
+    assert_non_null(strstr(doc, "<tr id=\"srv-waiting-mean\"><td class=\"l\">queue depth, "
+                                "mean</td><td data-v=\"1.5\">1.5</td>"));
+    assert_null(strstr(doc, "srv-running"));
+    assert_non_null(strstr(doc, "<td class=\"l\">KV-cache usage, %, mean</td>"
+                                "<td data-v=\"0.42\">42</td>"));
+    assert_non_null(strstr(doc, "<tr id=\"srv-prompt_tokens\"><td class=\"l\">prompt tokens</td>"
+                                "<td data-v=\"300\">300</td><td data-v=\"200\">200</td>"
+                                "<td class=\"l\">sent</td><td data-v=\"1.5\">1.5</td>"));
+    assert_non_null(strstr(doc, "<td class=\"l\">received</td><td class=\"l\">the server's "
+                                "counter did not move"));
+    assert_non_null(strstr(doc, "<td class=\"l\">TTFT (server) p50, ms</td>"
+                                "<td data-v=\"0.012\">12</td><td data-v=\"0.011\">11</td>"
+                                "<td class=\"l\">from sent</td>"));
+    assert_non_null(strstr(doc, "<td data-v=\"0.5\">&gt;500</td>"));
+    assert_non_null(strstr(doc, "<tr id=\"tokens.cached_tokens\"><td class=\"l\">cached prompt "
+                                "tokens</td><td data-v=\"96\">96</td>"));
+    assert_null(strstr(doc, "tokens.workload_cached_share"));
+    assert_non_null(strstr(doc, "id=\"tokens.prompt_ratio\""));
+    free(doc);
+    /* Scraped, but no usable scrape: the line says so, no table. */
+    static const char unusable[] =
+        "{\"schema\":\"llmload.summary/1\",\"server\":{\"url\":\"http://h/metrics\","
+        "\"scrapes\":2,\"failed\":2}}";
+    doc = render_with(unusable, "/nonexistent/hist.jsonl");
+    assert_well_formed(doc);
+    assert_non_null(strstr(doc, "2 failed (gaps); no usable scrape over the run."));
+    assert_null(strstr(doc, "id=\"server\""));
+    free(doc);
+    doc = render_fixture();
+    assert_null(strstr(doc, "<h2>Server</h2>"));
+    free(doc);
+}
+
+/* The ok requests' output tokens: where their counts came from and why
+ * the server ended them, summary.json's tokens.source and finish_reasons
+ * in their order, with the cut short; the events' undercount said; none
+ * of it for embeddings or without an ok request. */
+static void test_output_tokens(void **state)
+{
+    (void)state;
+    static const char streamed[] =
+        "{\"schema\":\"llmload.summary/1\",\"requests\":{\"scheduled\":9,\"ok\":9},"
+        "\"tokens\":{\"inputs\":null,\"source\":{\"usage\":6,\"chunk_usage\":0,"
+        "\"events\":3}},\"finish_reasons\":{\"length\":5,\"stop\":3,\"(none)\":1},"
+        "\"cut_short\":{\"count\":2,\"share\":0.22,\"unjudged\":3}}";
+    char *doc = render_with(streamed, "/nonexistent/hist.jsonl");
+    assert_well_formed(doc);
+    assert_non_null(strstr(doc, "<h2>Output tokens</h2>"));
+    assert_non_null(strstr(doc, "<tr id=\"tokens.source.usage\"><td class=\"l\">usage</td>"
+                                "<td data-v=\"6\">6</td></tr>\n"
+                                "<tr id=\"tokens.source.events\"><td class=\"l\">events</td>"
+                                "<td data-v=\"3\">3</td></tr>"));
+    assert_null(strstr(doc, "tokens.source.chunk_usage"));
+    assert_non_null(strstr(doc, "<tr id=\"finish_reasons.length\"><td class=\"l\">length</td>"
+                                "<td data-v=\"5\">5</td></tr>\n"
+                                "<tr id=\"finish_reasons.stop\"><td class=\"l\">stop</td>"
+                                "<td data-v=\"3\">3</td></tr>\n"
+                                "<tr id=\"finish_reasons.(none)\"><td class=\"l\">(none)</td>"
+                                "<td data-v=\"1\">1</td></tr>"));
+    assert_non_null(strstr(doc, "<tr id=\"cut_short.count\"><td class=\"l\">cut short</td>"
+                                "<td data-v=\"2\">2</td>"));
+    assert_non_null(strstr(doc, "Counted events undercount"));
+    free(doc);
+    static const char embeddings[] =
+        "{\"schema\":\"llmload.summary/1\",\"requests\":{\"scheduled\":2,\"ok\":2},"
+        "\"tokens\":{\"inputs\":4,\"source\":{\"usage\":2}},\"finish_reasons\":{}}";
+    doc = render_with(embeddings, "/nonexistent/hist.jsonl");
+    assert_null(strstr(doc, "Output tokens"));
+    free(doc);
+    doc = render_fixture(); /* an older summary.json: neither block */
+    assert_null(strstr(doc, "Output tokens"));
+    free(doc);
+}
+
 static void test_deterministic(void **state)
 {
     (void)state;
@@ -337,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_seconds_add_up),       cmocka_unit_test(test_long_run_thinned),
         cmocka_unit_test(test_missing_parts),        cmocka_unit_test(test_run_end_said),
         cmocka_unit_test(test_steady_unjudged_said), cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_server_section),       cmocka_unit_test(test_output_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
