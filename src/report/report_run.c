@@ -506,12 +506,21 @@ static void run_output_tokens(struct strbuf *b, const json_t *sum)
             report_run_cell(b, cut, 1);
             strbuf_puts(b, "</tr>\n");
         }
+        const json_t *unj = report_run_jpath(sum, "cut_short.unjudged");
+        if (json_is_number(unj) && json_number_value(unj) > 0) {
+            strbuf_puts(b, "<tr id=\"cut_short.unjudged\"><td class=\"l\">cut short not judged "
+                           "(counted events)</td>");
+            report_run_cell(b, unj, 1);
+            strbuf_puts(b, "</tr>\n");
+        }
         strbuf_puts(b, "</tbody></table></div>\n");
     }
     strbuf_puts(b, "</section>\n<p class=\"note\" id=\"tokens-note\">Over the ");
     report_put_value(b, jnum(sum, "requests.ok"));
-    strbuf_puts(b, " ok requests. finish_reason is the server's, in the API's words; cut short: "
-                   "fewer output tokens than max_tokens.");
+    strbuf_puts(
+        b, " ok requests. finish_reason is the server's, in the API's words; cut short: "
+           "fewer output tokens than max_tokens where the server said it stopped for length or "
+           "the request set ignore_eos (a count from events is not judged).");
     if (jnum(sum, "tokens.source.events") > 0)
         strbuf_puts(b, " Counted events undercount when an event carries several tokens; ask "
                        "for usage with stream_options.include_usage.");

@@ -131,7 +131,16 @@ static void srv_counter(struct strbuf *b, const json_t *srv, const char *key, co
     if (!json_is_object(c))
         return;
     const json_t *client = json_object_get(c, "client");
-    srv_row_open(b, key, label);
+    /* A reset (a server restart) makes the increase a sum of pieces: said
+     * beside the name, as the terminal's "(N counter resets)". */
+    const json_t *resets = json_object_get(c, "resets");
+    char named[128];
+    if (json_is_integer(resets) && json_integer_value(resets) > 0)
+        snprintf(named, sizeof named, "%s (%lld counter resets)", label,
+                 (long long)json_integer_value(resets));
+    else
+        snprintf(named, sizeof named, "%s", label);
+    srv_row_open(b, key, named);
     report_run_cell(b, json_object_get(c, "delta"), 1);
     if (json_is_number(client)) {
         report_run_cell(b, client, 1);
@@ -335,7 +344,9 @@ static void srv_usage(struct strbuf *b, const json_t *sum)
                    "</tr></thead>\n<tbody>\n");
     srv_usage_row(b, sum, "tokens.cached_tokens", "cached prompt tokens", 1);
     srv_usage_row(b, sum, "tokens.cached_share", "cached prompt tokens, % of input", 0.01);
-    srv_usage_row(b, sum, "tokens.workload_cached_share", "the workload's prefixes share, %", 0.01);
+    if (json_is_number(report_run_jpath(sum, "tokens.cached_tokens")))
+        srv_usage_row(b, sum, "tokens.workload_cached_share", "the workload's prefixes share, %",
+                      0.01);
     if (json_is_number(report_run_jpath(sum, "tokens.prompt_ratio"))) {
         srv_usage_row(b, sum, "tokens.prompt_ratio", "server-counted / requested prompt tokens", 1);
         srv_usage_row(b, sum, "tokens.prompt_reported", "requests that reported the prompt count",

@@ -394,6 +394,10 @@ static void test_output_tokens(void **state)
                                 "<td data-v=\"1\">1</td></tr>"));
     assert_non_null(strstr(doc, "<tr id=\"cut_short.count\"><td class=\"l\">cut short</td>"
                                 "<td data-v=\"2\">2</td>"));
+    assert_non_null(strstr(doc, "<tr id=\"cut_short.unjudged\"><td class=\"l\">cut short not "
+                                "judged (counted events)</td><td data-v=\"3\">3</td>"));
+    assert_non_null(strstr(doc, "where the server said it stopped for length or the request set "
+                                "ignore_eos"));
     assert_non_null(strstr(doc, "Counted events undercount"));
     free(doc);
     static const char embeddings[] =
@@ -404,6 +408,28 @@ static void test_output_tokens(void **state)
     free(doc);
     doc = render_fixture(); /* an older summary.json: neither block */
     assert_null(strstr(doc, "Output tokens"));
+    free(doc);
+}
+
+/* What the terminal says beside a figure the page says too: a counter's
+ * resets beside its name; the workload's prefix share only beside a
+ * cached count the server reported. */
+static void test_server_caveats(void **state)
+{
+    (void)state;
+    static const char sum[] =
+        "{\"schema\":\"llmload.summary/1\",\"requests\":{\"scheduled\":4,\"ok\":4},"
+        "\"tokens\":{\"cached_tokens\":null,\"workload_cached_share\":0.5,"
+        "\"prompt_reported\":4,\"prompt_ratio\":1.0},"
+        "\"server\":{\"url\":\"http://127.0.0.1:9/metrics\",\"scrapes\":5,\"failed\":0,"
+        "\"engine\":\"vllm\",\"generation_tokens\":{\"delta\":40,\"resets\":2,"
+        "\"client\":40}}}";
+    char *doc = render_with(sum, "/nonexistent/hist.jsonl");
+    assert_well_formed(doc);
+    assert_non_null(strstr(doc, "<tr id=\"srv-generation_tokens\"><td class=\"l\">generation "
+                                "tokens (2 counter resets)</td>"));
+    assert_null(strstr(doc, "tokens.workload_cached_share"));
+    assert_non_null(strstr(doc, "id=\"tokens.prompt_ratio\""));
     free(doc);
 }
 
@@ -439,7 +465,8 @@ int main(void)
         cmocka_unit_test(test_seconds_add_up),       cmocka_unit_test(test_long_run_thinned),
         cmocka_unit_test(test_missing_parts),        cmocka_unit_test(test_run_end_said),
         cmocka_unit_test(test_steady_unjudged_said), cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_server_section),       cmocka_unit_test(test_output_tokens),
+        cmocka_unit_test(test_server_section),       cmocka_unit_test(test_server_caveats),
+        cmocka_unit_test(test_output_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
