@@ -54,7 +54,8 @@ struct oai_chunk {
     uint32_t reasoning_bytes;    /* delta.reasoning_content or delta.reasoning (the longer, if both) */
     uint32_t tool_call_deltas;   /* entries in delta.tool_calls */
     int has_finish;              /* some choice had a non-null finish_reason */
-    char finish_reason[16];      /* the first one, truncated, NUL-terminated; "" if not a string */
+    char finish_reason[32];      /* the first one, truncated, NUL-terminated; "" if not a string.
+                                  * 32: Anthropic's "model_context_window_exceeded" whole */
     int has_usage;               /* a non-null "usage" object */
     int64_t prompt_tokens;       /* usage.prompt_tokens, -1 when absent */
     int64_t completion_tokens;   /* usage.completion_tokens (cumulative when sent per chunk), -1 when absent */
@@ -171,7 +172,7 @@ struct oai_stream {
     uint64_t tool_call_deltas;   /* summed */
     int done;                    /* [DONE] seen */
     int has_finish;
-    char finish_reason[16];      /* the first finish_reason seen */
+    char finish_reason[32];      /* the first finish_reason seen */
     int usage_on_output;         /* a usage object arrived on an output-bearing chunk */
     int has_usage;
     int64_t prompt_tokens;       /* from the last usage seen, -1 if none */
