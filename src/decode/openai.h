@@ -153,6 +153,14 @@ void oai_memo_keep(struct oai_memo *m, enum oai_api api, const char *data, size_
 int oai_decode_response(enum oai_api api, const char *body, size_t len,
                         struct oai_chunk *out);
 
+/* Decode the data of an SSE event named "error" (sse.c gives llama.cpp's
+ * `error:` field that name) into *out (always fully written): has_error
+ * set whatever the data holds, and error_message from the object's own
+ * "message" ({"code":400,"message":"...","type":...}), else from an error
+ * body's ({"error":{"message":...}}), else the data's text made printable.
+ * data may be NULL when len is 0. Returns 0. Allocates nothing. */
+int oai_decode_error_event(const char *data, size_t len, struct oai_chunk *out);
+
 /* Where a request's output token count came from, best first. */
 enum oai_tokens_source {
     OAI_TOKENS_CHUNK_USAGE,      /* usage sent on output-bearing chunks (vLLM continuous_usage_stats) */

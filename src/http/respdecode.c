@@ -104,6 +104,8 @@ int transport_on_sse_event(void *ud, const struct sse_event *ev)
              : q->api == OAI_API_RESPONSES
                  ? resp_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &c, &q->memo)
                  : oai_decode_chunk_memo(q->api, ev->data, ev->data_len, &c, &q->memo);
+    if ((rc != 0 || !c.has_error) && ev->event_len == 5 && memcmp(ev->event, "error", 5) == 0)
+        rc = oai_decode_error_event(ev->data, ev->data_len, &c); /* an error, whatever it says */
     if (rc != 0) {
         char detail[96];
         size_t n = ev->data_len < 60 ? ev->data_len : 60;

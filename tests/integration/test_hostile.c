@@ -82,6 +82,7 @@ enum hostile_mode {
     HM_429_DATE,       /* 429, Retry-After an HTTP-date 42 s after the Date header (after it) */
     HM_429_DATE_NOW,   /* 429, Retry-After an HTTP-date 120 s from now, no Date header */
     HM_DONE_HANG,      /* a correct stream up to [DONE], then the connection stays open, silent */
+    HM_LLAMA_ERROR,    /* older llama.cpp's failed stream at 200: an `error:` field, then [DONE] */
     HM_CLOSE_SECOND,   /* HM_NORMAL for a connection's first request; the second is read,
                         * then the connection closes unanswered (a keep-alive timeout racing it) */
     HM_EARLY_413,      /* read a POST's head only, answer 413 + close, close with the body
@@ -573,6 +574,13 @@ static int serve_post(const struct conn *c)
                                "\"server_is_overloaded\",\"message\":\"Overloaded\","
                                "\"param\":null}\n\n");
         break; /* and the close */
+    case HM_LLAMA_ERROR:
+        keep = send_str(fd, SSE_HEAD) == 0 &&
+               send_chunk_str(fd, "error: {\"code\":400,\"message\":\"the request exceeds the "
+                                  "available context size, try increasing it\",\"type\":"
+                                  "\"invalid_request_error\"}\n\n") == 0 &&
+               send_chunk_str(fd, EV_DONE) == 0 && send_str(fd, CHUNK_END) == 0;
+        break;
     case HM_AFTER_DONE: {
         size_t n = stream_text(text, sizeof text, STREAM_TOKENS);
         keep = send_str(fd, SSE_HEAD) == 0 && send_chunk(fd, text, n) == 0 &&
@@ -1820,6 +1828,15 @@ static const struct hostile_case cases[] = {
      {RESP_ARGS},
      "server_error_event",
      {.ival = {IVAL("events", 2)}, .detail_has = {"server_error: The model crashed"}}},
+    /* Older llama.cpp fails a stream at HTTP 200 with an `error:` field (not
+     * SSE's) and then [DONE]: a server error, not an ok request with no
+     * output, its message in the detail. */
+    {"test_llama_error_field",
+     HM_LLAMA_ERROR,
+     {NULL},
+     "server_error_event",
+     {.ival = {IVAL("http_status", 200), IVAL("events", 0)},
+      .detail_has = {"exceeds the available context size"}}},
     /* Retry-After as an HTTP-date (RFC 9110 allows it beside delay-seconds):
      * the wait is counted from the response's own Date header, wherever it
      * comes, so the server's clock is measured against itself: exactly 42 s. */

@@ -198,6 +198,34 @@ static void test_error_message_cut(void **state)
     assert_int_equal(strlen(c.error_message), 127);
 }
 
+/* An SSE event named "error" (llama.cpp's `error:` field): always an
+ * error, its message from the object itself, an error body, or the text. */
+static void test_error_event(void **state)
+{
+    static const struct {
+        const char *data, *message;
+    } cases[] = {
+        {"{\"code\":400,\"message\":\"the request exceeds the available context size, try "
+         "increasing it\",\"type\":\"invalid_request_error\"}",
+         "the request exceeds the available context size, try increasing it"},
+        {"{\"error\":{\"code\":500,\"message\":\"boom\"}}", "boom"},
+        {"{\"object\":\"error\",\"message\":\"vllm says\"}", "vllm says"},
+        {"{\"code\":400}", "{\"code\":400}"},
+        {"model crashed\x01", "model crashed?"},
+        {"", ""},
+    };
+    struct oai_chunk c;
+    for (size_t i = 0; i < LL_ARRAY_LEN(cases); i++) {
+        assert_int_equal(oai_decode_error_event(cases[i].data, strlen(cases[i].data), &c), 0);
+        assert_int_equal(c.has_error, 1);
+        assert_string_equal(c.error_message, cases[i].message);
+        assert_int_equal(oai_chunk_carries_output(&c), 0);
+        assert_int_equal(c.done, 0);
+    }
+    assert_int_equal(oai_decode_error_event(NULL, 0, &c), 0);
+    assert_int_equal(c.has_error, 1);
+}
+
 static void test_response(void **state)
 {
     struct oai_chunk c;
@@ -873,17 +901,10 @@ static void test_memo_matches_full_decode(void **state)
     run_memo_script(memo_script, LL_ARRAY_LEN(memo_script));
 }
 
-TEST_MAIN(cmocka_unit_test(test_done_and_malformed),
-          CHUNK_TEST(test_chat_content),
-          CHUNK_TEST(test_reasoning_and_tools),
-          CHUNK_TEST(test_finish_reason),
-          CHUNK_TEST(test_usage),
-          CHUNK_TEST(test_errors),
-          cmocka_unit_test(test_error_message_cut),
-          CHUNK_TEST(test_completions),
-          cmocka_unit_test(test_response),
-          cmocka_unit_test(test_stream_chunk_usage),
-          cmocka_unit_test(test_stream_events_fallback),
-          cmocka_unit_test(test_matches_reference),
-          cmocka_unit_test(test_fast_path_edges),
-          cmocka_unit_test(test_memo_matches_full_decode))
+TEST_MAIN(cmocka_unit_test(test_done_and_malformed), CHUNK_TEST(test_chat_content),
+          CHUNK_TEST(test_reasoning_and_tools), CHUNK_TEST(test_finish_reason),
+          CHUNK_TEST(test_usage), CHUNK_TEST(test_errors), cmocka_unit_test(test_error_message_cut),
+          cmocka_unit_test(test_error_event), CHUNK_TEST(test_completions),
+          cmocka_unit_test(test_response), cmocka_unit_test(test_stream_chunk_usage),
+          cmocka_unit_test(test_stream_events_fallback), cmocka_unit_test(test_matches_reference),
+          cmocka_unit_test(test_fast_path_edges), cmocka_unit_test(test_memo_matches_full_decode))
