@@ -82,6 +82,7 @@ enum hostile_mode {
     HM_429_DATE,       /* 429, Retry-After an HTTP-date 42 s after the Date header (after it) */
     HM_429_DATE_NOW,   /* 429, Retry-After an HTTP-date 120 s from now, no Date header */
     HM_DONE_HANG,      /* a correct stream up to [DONE], then the connection stays open, silent */
+    HM_DONE_PAUSE,     /* a correct stream up to [DONE], 300 ms, then the chunked terminator */
     HM_LLAMA_ERROR,    /* older llama.cpp's failed stream at 200: an `error:` field, then [DONE] */
     HM_CLOSE_SECOND,   /* HM_NORMAL for a connection's first request; the second is read,
                         * then the connection closes unanswered (a keep-alive timeout racing it) */
@@ -193,6 +194,7 @@ static int send_chunk_str(int fd, const char *s)
     "\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
 #define EV_DONE "data: [DONE]\n\n"
 #define STREAM_TOKENS 5
+#define DONE_PAUSE_MS 300 /* HM_DONE_PAUSE's wait between [DONE] and the terminator */
 
 /* A correct stream of `tokens` content events, the finish, the usage and
  * [DONE], into buf. Returns its length. */
@@ -574,6 +576,14 @@ static int serve_post(const struct conn *c)
                                "\"server_is_overloaded\",\"message\":\"Overloaded\","
                                "\"param\":null}\n\n");
         break; /* and the close */
+    case HM_DONE_PAUSE: {
+        size_t n = stream_text(text, sizeof text, STREAM_TOKENS);
+        if (send_str(fd, SSE_HEAD) != 0 || send_chunk(fd, text, n) != 0)
+            break;
+        harness_sleep_ms(DONE_PAUSE_MS);
+        keep = send_str(fd, CHUNK_END) == 0;
+        break;
+    }
     case HM_LLAMA_ERROR:
         keep = send_str(fd, SSE_HEAD) == 0 &&
                send_chunk_str(fd, "error: {\"code\":400,\"message\":\"the request exceeds the "
@@ -1237,6 +1247,27 @@ static void test_done_then_silence(void **state)
     run_free(&r);
 }
 
+/* [DONE], then 300 ms before the chunked terminator: the stream ended at
+ * [DONE] on both clients, so end_ns is within 50 ms of the last token
+ * (the pause is 6 times that), not 300 ms later on one of them: E2E must
+ * not depend on which HTTP client read it. */
+static void test_done_then_pause(void **state)
+{
+    static const char *const clients[] = {"native", "curl"};
+    const struct rec_want w = {
+        .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
+        .end_after = {"last_ns", 0, 50 * MS}};
+    harness_tmp_begin();
+    hostile_start(HM_DONE_PAUSE, 0);
+    for (size_t i = 0; i < LL_ARRAY_LEN(clients); i++) {
+        const char *args[] = {"--http-client", clients[i], NULL};
+        struct run r;
+        run_case_ex(NULL, clients[i], args, 3, 0, &r);
+        check_records(&r, "ok", &w);
+        run_free(&r);
+    }
+}
+
 /* ---- Anthropic Messages (--api anthropic-messages) ---------------------- */
 
 #define ANTH_ARGS "--api", "anthropic-messages"
@@ -1874,6 +1905,7 @@ int main(void)
         cmocka_unit_test_teardown(test_anthropic_error_event, teardown),
         cmocka_unit_test_teardown(test_responses_error_event, teardown),
         cmocka_unit_test_teardown(test_done_then_silence, teardown),
+        cmocka_unit_test_teardown(test_done_then_pause, teardown),
         cmocka_unit_test_teardown(test_redirect_not_followed, teardown),
         cmocka_unit_test_teardown(test_keepalive_closed_under_request, teardown),
         cmocka_unit_test_teardown(test_early_error_before_body_sent, teardown),
