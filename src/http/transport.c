@@ -447,6 +447,8 @@ static void decide(struct transport *t, struct treq *q, const struct xfer_error 
     struct record *r = &q->rec;
     if (t->cfg.stream && r->http_status == 200 && !q->has_forced)
         sse_parser_finish(&q->sse, transport_on_sse_event, q);
+    if (t->cfg.stream && r->http_status == 200)
+        transport_stream_error(q);
 
     struct outcome_in in = {
         .forced = q->has_forced,

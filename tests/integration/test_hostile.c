@@ -70,6 +70,7 @@ enum hostile_mode {
     HM_GZIP,           /* the stream gzip-encoded, though nobody asked for it */
     HM_HTML_TYPE,      /* a correct SSE body labelled text/html */
     HM_HTML_BODY,      /* 200 text/html with a web page (a login portal, a proxy) */
+    HM_JSON_ERROR_200, /* 200 application/json with an error object, to a streaming request */
     HM_BAD_UTF8,       /* content strings holding bytes that are not UTF-8 */
     HM_AFTER_DONE,     /* a correct stream, then more events and garbage after [DONE] */
     HM_REDIRECT,       /* 302 to the same URL */
@@ -463,6 +464,15 @@ static int serve_post(const struct conn *c)
                          "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
                          "Content-Length: %zu\r\n\r\n%s",
                          sizeof page - 1, page);
+        keep = send_all(fd, text, (size_t)n) == 0;
+        break;
+    }
+    case HM_JSON_ERROR_200: {
+        static const char err[] = "{\"error\":{\"message\":\"Rate limit reached for model\"}}";
+        int n = snprintf(text, sizeof text,
+                         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                         "Content-Length: %zu\r\n\r\n%s",
+                         sizeof err - 1, err);
         keep = send_all(fd, text, (size_t)n) == 0;
         break;
     }
@@ -1764,6 +1774,16 @@ static const struct hostile_case cases[] = {
      "malformed_event",
      {.bug = "a 200 that is not an event stream is called truncated",
       .ival = {IVAL("http_status", 200)},
+      .null_field = "first_ns"}},
+    /* 200 with a JSON error body where a stream was asked for (a gateway's
+     * rate limit): not a stream, but the error is the server's, so
+     * server_error_event with its message, not malformed_event. */
+    {"test_json_error_200",
+     HM_JSON_ERROR_200,
+     {NULL},
+     "server_error_event",
+     {.ival = {IVAL("http_status", 200), IVAL("events", 0)},
+      .detail_has = {"Rate limit reached for model"},
       .null_field = "first_ns"}},
     /* Content strings with bytes that are not UTF-8 (0xff, a character cut
      * across two events, an overlong form, a surrogate). JSON exchanged
