@@ -337,6 +337,28 @@ int oai_decode_response(enum oai_api api, const char *body, size_t len,
     return decode_object(api, 0, body, len, out, NULL);
 }
 
+int oai_decode_error_event(const char *data, size_t len, struct oai_chunk *out)
+{
+    struct cur c = {data, data + len, 0, 0, NULL, NULL};
+    struct oai_chunk body;
+
+    oai_chunk_clear(out);
+    /* llama.cpp's own shape: the error object itself, its "message". */
+    if (data && cur_peek(&c) == '{' && read_error(&c, out) == 0 && out->error_message[0])
+        return 0;
+    /* An error body's: {"error":{...}}, or vLLM's {"object":"error",...}. */
+    if (data && oai_decode_response(OAI_API_CHAT, data, len, &body) == 0 && body.has_error &&
+        body.error_message[0]) {
+        *out = body;
+        return 0;
+    }
+    /* Anything else is still an error: its text is the message. */
+    oai_chunk_clear(out);
+    out->has_error = 1;
+    ll_printable(data ? data : "", data ? len : 0, out->error_message, sizeof out->error_message);
+    return 0;
+}
+
 /* ---- the memo: a stream's chunks differ only in their text ---------------
  *
  * A server's chunks within one stream are normally byte for byte the same

@@ -54,7 +54,8 @@ struct oai_chunk {
     uint32_t reasoning_bytes;    /* delta.reasoning_content or delta.reasoning (the longer, if both) */
     uint32_t tool_call_deltas;   /* entries in delta.tool_calls */
     int has_finish;              /* some choice had a non-null finish_reason */
-    char finish_reason[16];      /* the first one, truncated, NUL-terminated; "" if not a string */
+    char finish_reason[32];      /* the first one, truncated, NUL-terminated; "" if not a string.
+                                  * 32: Anthropic's "model_context_window_exceeded" whole */
     int has_usage;               /* a non-null "usage" object */
     int64_t prompt_tokens;       /* usage.prompt_tokens, -1 when absent */
     int64_t completion_tokens;   /* usage.completion_tokens (cumulative when sent per chunk), -1 when absent */
@@ -152,6 +153,14 @@ void oai_memo_keep(struct oai_memo *m, enum oai_api api, const char *data, size_
 int oai_decode_response(enum oai_api api, const char *body, size_t len,
                         struct oai_chunk *out);
 
+/* Decode the data of an SSE event named "error" (sse.c gives llama.cpp's
+ * `error:` field that name) into *out (always fully written): has_error
+ * set whatever the data holds, and error_message from the object's own
+ * "message" ({"code":400,"message":"...","type":...}), else from an error
+ * body's ({"error":{"message":...}}), else the data's text made printable.
+ * data may be NULL when len is 0. Returns 0. Allocates nothing. */
+int oai_decode_error_event(const char *data, size_t len, struct oai_chunk *out);
+
 /* Where a request's output token count came from, best first. */
 enum oai_tokens_source {
     OAI_TOKENS_CHUNK_USAGE,      /* usage sent on output-bearing chunks (vLLM continuous_usage_stats) */
@@ -171,7 +180,7 @@ struct oai_stream {
     uint64_t tool_call_deltas;   /* summed */
     int done;                    /* [DONE] seen */
     int has_finish;
-    char finish_reason[16];      /* the first finish_reason seen */
+    char finish_reason[32];      /* the first finish_reason seen */
     int usage_on_output;         /* a usage object arrived on an output-bearing chunk */
     int has_usage;
     int64_t prompt_tokens;       /* from the last usage seen, -1 if none */

@@ -10,6 +10,7 @@
  * (status, output, usage, error) do not overlap. */
 #include "decode/responses.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "decode/decodeframe.h"
@@ -61,6 +62,10 @@ static const struct word statuses[] = {
     WORD("failed", S_FAILED),
 };
 
+/* Bytes kept of incomplete_details.reason, NUL included: "incomplete:"
+ * and 19 bytes fill a finish_reason's 31. */
+#define RESP_REASON_MAX 20
+
 struct usage {
     int64_t input, cached, output;
 };
@@ -74,6 +79,9 @@ struct resp {
     struct cur_error error;
     uint64_t content, reasoning; /* bytes of output text (a body's output) */
     uint32_t tools;              /* function and tool calls in it */
+    /* incomplete_details.reason ("max_output_tokens", "content_filter"),
+     * truncated; "" when none. */
+    char incomplete_reason[RESP_REASON_MAX];
 };
 
 /* What one payload holds, before its type says what it means. */
@@ -179,6 +187,13 @@ static int output_elem(struct cur *c, void *ud)
     return 0;
 }
 
+/* incomplete_details' reason into the char[RESP_REASON_MAX] ud. */
+static int details_member(struct cur *c, const struct key *k, void *ud)
+{
+    char *reason = ud;
+    return KEY_IS(k, "reason") ? read_text_into(c, reason, RESP_REASON_MAX) : cur_skip(c);
+}
+
 /* The members of a response object; with `output`, its output is read
  * (a body's), else skipped (an event's response repeats the streamed
  * text). Returns 0 or -1 when k was one of them, 1 when it was not. */
@@ -193,6 +208,9 @@ static int resp_member_of(struct cur *c, const struct key *k, struct resp *r, in
         return read_usage_into(c, &r->has_usage, usage_keys, LL_ARRAY_LEN(usage_keys), &r->usage);
     if (KEY_IS(k, "error"))
         return read_api_error(c, &r->error, err_member);
+    if (KEY_IS(k, "incomplete_details"))
+        return cur_peek(c) == '{' ? cur_object(c, details_member, r->incomplete_reason)
+                                  : cur_skip(c);
     if (output && KEY_IS(k, "output"))
         return cur_array(c, output_elem, r);
     return 1;
@@ -266,13 +284,25 @@ static void take_error(const struct cur_error *e, struct oai_chunk *out)
     join_error(out->error_message, sizeof out->error_message, e->code, e->message);
 }
 
+/* The finish of a response that ended: "completed", or "incomplete"
+ * joined to its incomplete_details' reason when it gave one
+ * ("incomplete:max_output_tokens", which stats_finish_by_length counts as
+ * cut by a token limit). */
+static void take_finish(int completed, const struct resp *r, struct oai_chunk *out)
+{
+    out->has_finish = 1;
+    if (completed || !r->incomplete_reason[0])
+        snprintf(out->finish_reason, sizeof out->finish_reason, "%s",
+                 completed ? "completed" : "incomplete");
+    else
+        snprintf(out->finish_reason, sizeof out->finish_reason, "incomplete:%s",
+                 r->incomplete_reason);
+}
+
 static void take_status(const struct resp *r, struct oai_chunk *out)
 {
-    if (r->status == S_COMPLETED || r->status == S_INCOMPLETE) {
-        const char *s = r->status == S_COMPLETED ? "completed" : "incomplete";
-        out->has_finish = 1;
-        memcpy(out->finish_reason, s, strlen(s) + 1);
-    }
+    if (r->status == S_COMPLETED || r->status == S_INCOMPLETE)
+        take_finish(r->status == S_COMPLETED, r, out);
 }
 
 /* What a streamed event of type t means, into out (cleared). */
@@ -289,9 +319,7 @@ static void event_result(enum ev_type t, const struct rmsg *m, struct oai_chunk 
         out->done = 1;
         take_usage(&m->nested, out);
         if (t != T_FAILED) {
-            out->has_finish = 1;
-            memcpy(out->finish_reason, t == T_COMPLETED ? "completed" : "incomplete",
-                   t == T_COMPLETED ? sizeof "completed" : sizeof "incomplete");
+            take_finish(t == T_COMPLETED, &m->nested, out);
         } else {
             struct cur_error e = m->nested.error;
             if (!e.code[0] && !e.message[0])

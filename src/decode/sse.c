@@ -200,6 +200,16 @@ static int process_line(struct sse_parser *p, const char *line, size_t n,
         p->event_len = value_len;
         return 0;
     }
+    if (name_len == 5 && memcmp(name, "error", 5) == 0) {
+        /* Not in the spec: older llama.cpp servers end a failed stream with
+         * `error: {"code":400,"message":...}` (then `data: [DONE]`, at HTTP
+         * 200). Ignored as the spec says, the request would count ok; so it
+         * is an event named "error" whose data is the value. */
+        buf_reserve(&p->event_buf, &p->event_cap, 5);
+        memcpy(p->event_buf, "error", 5);
+        p->event_len = 5;
+        return data_append(p, value, value_len, stable);
+    }
     if (name_len == 2 && memcmp(name, "id", 2) == 0) {
         if (memchr(value, '\0', value_len))
             return 0;                              /* the spec ignores such an id */

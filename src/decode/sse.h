@@ -19,7 +19,9 @@
  * parser's own buffers); none is NUL-terminated. data joins the event's
  * `data` lines with "\n". event is the last `event` field's value, empty
  * (event_len 0) when the event had none: the spec's default type "message"
- * is left to the caller. id is the last event ID, which per the spec
+ * is left to the caller; an `error` field, which is not in the spec
+ * (llama.cpp's failed streams), names its event "error" and is its data.
+ * id is the last event ID, which per the spec
  * persists across events until an `id` field changes it. */
 struct sse_event {
     const char *data;

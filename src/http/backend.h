@@ -43,7 +43,10 @@ struct transport_config; /* http/transport.h */
 #define BACKEND_TAG_SCHED 2u /* the schedule timerfd */
 #define BACKEND_TAG_WAKE 3u  /* the wake eventfd */
 
-#define BACKEND_ERRBODY_BYTES 200
+/* The first bytes of an error status's body, and of a 200 stream's body
+ * before its first SSE event: 1 KiB holds the whole of an error object
+ * sent where a stream was asked for (transport_stream_error). */
+#define BACKEND_ERRBODY_BYTES 1024
 
 /* One request slot: the part every backend shares. A backend's own request
  * struct starts with it (backend_ops.req_bytes says how big the whole is),
@@ -66,8 +69,8 @@ struct treq {
     size_t body_len, body_cap;
     char *resp;               /* non-stream response body, reused */
     size_t resp_len, resp_cap;
-    char errbody[BACKEND_ERRBODY_BYTES];
-    size_t errbody_len;
+    char errbody[BACKEND_ERRBODY_BYTES]; /* see BACKEND_ERRBODY_BYTES; reused */
+    size_t errbody_len;                  /* bytes, < BACKEND_ERRBODY_BYTES */
     uint64_t sent_abs_ns;     /* handed to the backend (CLOCK_MONOTONIC) */
     uint64_t last_read_abs_ns; /* the backend: its last read for this request */
     uint64_t read_abs_ns;     /* the backend: time of the read being decoded, set before
@@ -176,6 +179,12 @@ void transport_force_kind(struct treq *q, enum rec_kind kind, const char *detail
 int transport_on_sse_event(void *ud, const struct sse_event *ev);
 enum outcome_body transport_take_body(struct treq *q, struct oai_chunk *c);
 void transport_errbody_detail(struct treq *q);
+/* A 200 stream that brought no SSE event: its first bytes (q->errbody)
+ * decoded as a plain body of q's API; an error there forces
+ * server_error_event (overloaded_event when it says so) with its message,
+ * where the stream would be malformed_event. Nothing when a kind is
+ * already forced, an event came, or the bytes hold no error. */
+void transport_stream_error(struct treq *q);
 
 /* q ended at end_abs_ns (CLOCK_MONOTONIC): decide its record, hand it to
  * the transport's caller (backend_ops.detach first), and put the slot back.

@@ -104,6 +104,8 @@ int transport_on_sse_event(void *ud, const struct sse_event *ev)
              : q->api == OAI_API_RESPONSES
                  ? resp_decode_event(ev->event, ev->event_len, ev->data, ev->data_len, &c, &q->memo)
                  : oai_decode_chunk_memo(q->api, ev->data, ev->data_len, &c, &q->memo);
+    if ((rc != 0 || !c.has_error) && ev->event_len == 5 && memcmp(ev->event, "error", 5) == 0)
+        rc = oai_decode_error_event(ev->data, ev->data_len, &c); /* an error, whatever it says */
     if (rc != 0) {
         char detail[96];
         size_t n = ev->data_len < 60 ? ev->data_len : 60;
@@ -207,15 +209,21 @@ int transport_header_line(struct treq *q, const char *buf, size_t n)
 
 /* Response body bytes read at q->read_abs_ns. Returns 1 when the transfer
  * must stop (the kind is already decided). */
+/* Keep the body's first bytes in q->errbody, as many as fit. */
+static void keep_errbody(struct treq *q, const char *buf, size_t n)
+{
+    size_t room = sizeof q->errbody - 1 - q->errbody_len;
+    size_t take = n < room ? n : room;
+    memcpy(q->errbody + q->errbody_len, buf, take);
+    q->errbody_len += take;
+}
+
 int transport_body_bytes(struct treq *q, const char *buf, size_t n)
 {
     if (q->abort)
         return 1;
     if (q->rec.http_status != 200) {
-        size_t room = sizeof q->errbody - 1 - q->errbody_len;
-        size_t take = n < room ? n : room;
-        memcpy(q->errbody + q->errbody_len, buf, take);
-        q->errbody_len += take;
+        keep_errbody(q, buf, n);
         return 0;
     }
     if (!q->cfg->stream) {
@@ -231,12 +239,30 @@ int transport_body_bytes(struct treq *q, const char *buf, size_t n)
         return 0;
     }
     q->resp_len_seen += n;
+    if (q->sse_events == 0) /* until the first event: a JSON error is no stream */
+        keep_errbody(q, buf, n);
     int rc = sse_parser_feed(&q->sse, buf, n, transport_on_sse_event, q);
     if (rc == LL_E_PROTO) {
         transport_force_kind(q, REC_LINE_TOO_LONG, "SSE line over the limit");
         return 1; /* abort the transfer */
     }
     return q->abort;
+}
+
+void transport_stream_error(struct treq *q)
+{
+    struct oai_chunk c;
+    if (q->has_forced || q->sse_events != 0 || q->errbody_len == 0)
+        return;
+    int rc = q->api == OAI_API_ANTHROPIC ? anth_decode_response(q->errbody, q->errbody_len, &c)
+             : q->api == OAI_API_RESPONSES
+                 ? resp_decode_response(q->errbody, q->errbody_len, &c)
+                 : oai_decode_response(q->api, q->errbody, q->errbody_len, &c);
+    if (rc != 0 || !c.has_error)
+        return;
+    char detail[160];
+    snprintf(detail, sizeof detail, "server error: %.100s", c.error_message);
+    transport_force_kind(q, c.overloaded ? REC_OVERLOADED_EVENT : REC_SERVER_ERROR_EVENT, detail);
 }
 
 void transport_errbody_detail(struct treq *q)

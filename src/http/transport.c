@@ -447,6 +447,8 @@ static void decide(struct transport *t, struct treq *q, const struct xfer_error 
     struct record *r = &q->rec;
     if (t->cfg.stream && r->http_status == 200 && !q->has_forced)
         sse_parser_finish(&q->sse, transport_on_sse_event, q);
+    if (t->cfg.stream && r->http_status == 200)
+        transport_stream_error(q);
 
     struct outcome_in in = {
         .forced = q->has_forced,
@@ -484,6 +486,13 @@ static void finish(struct transport *t, struct treq *q, const struct xfer_error 
                    uint64_t end_abs_ns)
 {
     t->finished++;
+    /* A stream that read its end event ([DONE], message_stop,
+     * response.completed) ended then, whatever came after: libcurl notices
+     * the end at the last body byte, our client at the read that brings
+     * the chunked terminator, and a server that pauses before it (or
+     * closes late) would add its pause to E2E on one client only. */
+    if (q->done_abs_ns && q->done_abs_ns < end_abs_ns)
+        end_abs_ns = q->done_abs_ns;
     q->rec.end_ns = rel(t, end_abs_ns);
     decide(t, q, xe);
     t->ops->detach(t->be, q);

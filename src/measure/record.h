@@ -52,8 +52,10 @@ enum rec_tokens_source {
 const char *rec_tokens_source_name(enum rec_tokens_source s);
 
 /* Bytes of a record's finish_reason, NUL included: as the decoder's
- * (struct oai_chunk), which keeps at most 15 bytes of the server's string. */
-#define REC_FINISH_REASON_MAX 16
+ * (struct oai_chunk), which keeps at most 31 bytes of the server's string
+ * (15 before "incomplete:max_output_tokens" and Anthropic's
+ * "model_context_window_exceeded" had to fit). */
+#define REC_FINISH_REASON_MAX 32
 
 struct record {
     uint64_t id;                 /* schedule index, 0-based */

@@ -82,12 +82,25 @@ static uint64_t less_late(uint64_t ns, uint64_t late_ns)
     return ns > late_ns ? ns - late_ns : 0;
 }
 
+int stats_finish_by_length(const char *finish_reason)
+{
+    /* Each API's own word for "a token limit ended it": chat and
+     * completions, Anthropic's two, and the Responses API's incomplete
+     * status with its reason (responses.c joins them). */
+    static const char *const by_length[] = {"length", "max_tokens", "model_context_window_exceeded",
+                                            "incomplete:max_output_tokens"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(by_length); i++)
+        if (strcmp(finish_reason, by_length[i]) == 0)
+            return 1;
+    return 0;
+}
+
 int stats_cut_short(const struct record *r)
 {
     if (r->kind != REC_OK || r->tokens_source == REC_TOKENS_EVENTS || r->max_tokens == 0 ||
         r->output_tokens >= r->max_tokens)
         return 0;
-    return r->ignore_eos || strcmp(r->finish_reason, "length") == 0;
+    return r->ignore_eos || stats_finish_by_length(r->finish_reason);
 }
 
 /* Count n ok records of finish reason name (REC_FINISH_REASON_MAX bytes

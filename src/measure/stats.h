@@ -323,11 +323,19 @@ double stats_cached_share(const struct stats *s);
 
 /* Whether an ok record's output was cut short: fewer output tokens than
  * its max_tokens, by the server's own count (usage), when it asked for
- * exactly max_tokens (ignore_eos) or the server said "length" (a limit
- * other than max_tokens stopped it: the context, say). Such outputs make
+ * exactly max_tokens (ignore_eos) or the server said a token limit ended
+ * it (stats_finish_by_length: a limit other than max_tokens, the context
+ * say). Such outputs make
  * TPOT and output throughput describe less work than the workload asked
  * for. 0 for a record that is not ok, or whose count came from counted
  * events (an event may carry several tokens). */
 int stats_cut_short(const struct record *r);
+
+/* 1 when finish_reason (NUL-terminated, "" = none) says a token limit
+ * ended the output: "length" (chat, completions), "max_tokens" and
+ * "model_context_window_exceeded" (Anthropic), "incomplete:max_output_tokens"
+ * (the Responses API's incomplete status with its reason); else 0. The one
+ * place that decides it, for stats_cut_short. */
+int stats_finish_by_length(const char *finish_reason);
 
 #endif

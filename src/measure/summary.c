@@ -330,12 +330,13 @@ int summary_cut_short_warning(const struct stats *s, char *buf, size_t len)
     buf[0] = '\0';
     if (s->cut_short == 0 || (double)s->cut_short < SUMMARY_CUT_SHORT_WARN * (double)ok)
         return 0;
-    snprintf(buf, len,
-             "%" PRIu64 " of %" PRIu64 " ok requests (%.1f%%) were cut short: fewer output "
-             "tokens than max_tokens (finish_reason length, or under ignore_eos; a full "
-             "context?); TPOT and output tokens/s describe shorter outputs than the workload "
-             "asked for",
-             s->cut_short, ok, 100.0 * (double)s->cut_short / (double)ok);
+    snprintf(
+        buf, len,
+        "%" PRIu64 " of %" PRIu64 " ok requests (%.1f%%) were cut short: fewer output "
+        "tokens than max_tokens (finish_reason length or max_tokens, or under ignore_eos; a full "
+        "context?); TPOT and output tokens/s describe shorter outputs than the workload "
+        "asked for",
+        s->cut_short, ok, 100.0 * (double)s->cut_short / (double)ok);
     return 1;
 }
 

@@ -70,6 +70,7 @@ enum hostile_mode {
     HM_GZIP,           /* the stream gzip-encoded, though nobody asked for it */
     HM_HTML_TYPE,      /* a correct SSE body labelled text/html */
     HM_HTML_BODY,      /* 200 text/html with a web page (a login portal, a proxy) */
+    HM_JSON_ERROR_200, /* 200 application/json with an error object, to a streaming request */
     HM_BAD_UTF8,       /* content strings holding bytes that are not UTF-8 */
     HM_AFTER_DONE,     /* a correct stream, then more events and garbage after [DONE] */
     HM_REDIRECT,       /* 302 to the same URL */
@@ -82,6 +83,8 @@ enum hostile_mode {
     HM_429_DATE,       /* 429, Retry-After an HTTP-date 42 s after the Date header (after it) */
     HM_429_DATE_NOW,   /* 429, Retry-After an HTTP-date 120 s from now, no Date header */
     HM_DONE_HANG,      /* a correct stream up to [DONE], then the connection stays open, silent */
+    HM_DONE_PAUSE,     /* a correct stream up to [DONE], 300 ms, then the chunked terminator */
+    HM_LLAMA_ERROR,    /* older llama.cpp's failed stream at 200: an `error:` field, then [DONE] */
     HM_CLOSE_SECOND,   /* HM_NORMAL for a connection's first request; the second is read,
                         * then the connection closes unanswered (a keep-alive timeout racing it) */
     HM_EARLY_413,      /* read a POST's head only, answer 413 + close, close with the body
@@ -192,6 +195,7 @@ static int send_chunk_str(int fd, const char *s)
     "\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
 #define EV_DONE "data: [DONE]\n\n"
 #define STREAM_TOKENS 5
+#define DONE_PAUSE_MS 300 /* HM_DONE_PAUSE's wait between [DONE] and the terminator */
 
 /* A correct stream of `tokens` content events, the finish, the usage and
  * [DONE], into buf. Returns its length. */
@@ -463,6 +467,15 @@ static int serve_post(const struct conn *c)
         keep = send_all(fd, text, (size_t)n) == 0;
         break;
     }
+    case HM_JSON_ERROR_200: {
+        static const char err[] = "{\"error\":{\"message\":\"Rate limit reached for model\"}}";
+        int n = snprintf(text, sizeof text,
+                         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                         "Content-Length: %zu\r\n\r\n%s",
+                         sizeof err - 1, err);
+        keep = send_all(fd, text, (size_t)n) == 0;
+        break;
+    }
     case HM_BAD_UTF8: {
         /* 0xff is never UTF-8; a euro sign cut across two events (what a
          * server that streams raw token bytes sends); an overlong '/'; an
@@ -573,6 +586,21 @@ static int serve_post(const struct conn *c)
                                "\"server_is_overloaded\",\"message\":\"Overloaded\","
                                "\"param\":null}\n\n");
         break; /* and the close */
+    case HM_DONE_PAUSE: {
+        size_t n = stream_text(text, sizeof text, STREAM_TOKENS);
+        if (send_str(fd, SSE_HEAD) != 0 || send_chunk(fd, text, n) != 0)
+            break;
+        harness_sleep_ms(DONE_PAUSE_MS);
+        keep = send_str(fd, CHUNK_END) == 0;
+        break;
+    }
+    case HM_LLAMA_ERROR:
+        keep = send_str(fd, SSE_HEAD) == 0 &&
+               send_chunk_str(fd, "error: {\"code\":400,\"message\":\"the request exceeds the "
+                                  "available context size, try increasing it\",\"type\":"
+                                  "\"invalid_request_error\"}\n\n") == 0 &&
+               send_chunk_str(fd, EV_DONE) == 0 && send_str(fd, CHUNK_END) == 0;
+        break;
     case HM_AFTER_DONE: {
         size_t n = stream_text(text, sizeof text, STREAM_TOKENS);
         keep = send_str(fd, SSE_HEAD) == 0 && send_chunk(fd, text, n) == 0 &&
@@ -1229,6 +1257,27 @@ static void test_done_then_silence(void **state)
     run_free(&r);
 }
 
+/* [DONE], then 300 ms before the chunked terminator: the stream ended at
+ * [DONE] on both clients, so end_ns is within 50 ms of the last token
+ * (the pause is 6 times that), not 300 ms later on one of them: E2E must
+ * not depend on which HTTP client read it. */
+static void test_done_then_pause(void **state)
+{
+    static const char *const clients[] = {"native", "curl"};
+    const struct rec_want w = {
+        .ival = {IVAL("events", STREAM_TOKENS), IVAL("output_tokens", STREAM_TOKENS)},
+        .end_after = {"last_ns", 0, 50 * MS}};
+    harness_tmp_begin();
+    hostile_start(HM_DONE_PAUSE, 0);
+    for (size_t i = 0; i < LL_ARRAY_LEN(clients); i++) {
+        const char *args[] = {"--http-client", clients[i], NULL};
+        struct run r;
+        run_case_ex(NULL, clients[i], args, 3, 0, &r);
+        check_records(&r, "ok", &w);
+        run_free(&r);
+    }
+}
+
 /* ---- Anthropic Messages (--api anthropic-messages) ---------------------- */
 
 #define ANTH_ARGS "--api", "anthropic-messages"
@@ -1726,6 +1775,16 @@ static const struct hostile_case cases[] = {
      {.bug = "a 200 that is not an event stream is called truncated",
       .ival = {IVAL("http_status", 200)},
       .null_field = "first_ns"}},
+    /* 200 with a JSON error body where a stream was asked for (a gateway's
+     * rate limit): not a stream, but the error is the server's, so
+     * server_error_event with its message, not malformed_event. */
+    {"test_json_error_200",
+     HM_JSON_ERROR_200,
+     {NULL},
+     "server_error_event",
+     {.ival = {IVAL("http_status", 200), IVAL("events", 0)},
+      .detail_has = {"Rate limit reached for model"},
+      .null_field = "first_ns"}},
     /* Content strings with bytes that are not UTF-8 (0xff, a character cut
      * across two events, an overlong form, a surrogate). JSON exchanged
      * between systems must be UTF-8 (RFC 8259), so such an event is not
@@ -1820,6 +1879,15 @@ static const struct hostile_case cases[] = {
      {RESP_ARGS},
      "server_error_event",
      {.ival = {IVAL("events", 2)}, .detail_has = {"server_error: The model crashed"}}},
+    /* Older llama.cpp fails a stream at HTTP 200 with an `error:` field (not
+     * SSE's) and then [DONE]: a server error, not an ok request with no
+     * output, its message in the detail. */
+    {"test_llama_error_field",
+     HM_LLAMA_ERROR,
+     {NULL},
+     "server_error_event",
+     {.ival = {IVAL("http_status", 200), IVAL("events", 0)},
+      .detail_has = {"exceeds the available context size"}}},
     /* Retry-After as an HTTP-date (RFC 9110 allows it beside delay-seconds):
      * the wait is counted from the response's own Date header, wherever it
      * comes, so the server's clock is measured against itself: exactly 42 s. */
@@ -1857,6 +1925,7 @@ int main(void)
         cmocka_unit_test_teardown(test_anthropic_error_event, teardown),
         cmocka_unit_test_teardown(test_responses_error_event, teardown),
         cmocka_unit_test_teardown(test_done_then_silence, teardown),
+        cmocka_unit_test_teardown(test_done_then_pause, teardown),
         cmocka_unit_test_teardown(test_redirect_not_followed, teardown),
         cmocka_unit_test_teardown(test_keepalive_closed_under_request, teardown),
         cmocka_unit_test_teardown(test_early_error_before_body_sent, teardown),

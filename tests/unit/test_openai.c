@@ -84,8 +84,7 @@ static const struct chunk_case chunk_cases[] = {
      "role_only=0;content_bytes=2;output=1"},
     /* Bytes are counted decoded: a\nb is 3, \u00e9 is 2, a pair is 4. */
     {"test_chat_content", CHAT,
-     "{\"choices\":[{\"delta\":{\"content\":\"a\\nb\\u00e9\\ud83d\\ude00\"}}]}",
-     "content_bytes=9"},
+     "{\"choices\":[{\"delta\":{\"content\":\"a\\nb\\u00e9\\ud83d\\ude00\"}}]}", "content_bytes=9"},
     /* Several choices are all counted; the first finish_reason is kept. */
     {"test_chat_content", CHAT,
      "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"},\"finish_reason\":null},"
@@ -93,19 +92,16 @@ static const struct chunk_case chunk_cases[] = {
      "{\"index\":2,\"delta\":{},\"finish_reason\":\"length\"}]}",
      "content_bytes=5;has_finish=1;finish_reason=stop"},
     /* The completions field is ignored by the chat decoder. */
-    {"test_chat_content", CHAT,
-     "{\"choices\":[{\"text\":\"abc\"}]}", "content_bytes=0"},
+    {"test_chat_content", CHAT, "{\"choices\":[{\"text\":\"abc\"}]}", "content_bytes=0"},
     /* Content of an unexpected type counts nothing (and is no error). */
-    {"test_chat_content", CHAT,
-     "{\"choices\":[{\"delta\":{\"content\":[{\"type\":\"text\"}]}}]}", "content_bytes=0"},
-    {"test_chat_content", CHAT,
-     "{\"choices\":{\"delta\":{\"content\":\"x\"}}}", "content_bytes=0"},
+    {"test_chat_content", CHAT, "{\"choices\":[{\"delta\":{\"content\":[{\"type\":\"text\"}]}}]}",
+     "content_bytes=0"},
+    {"test_chat_content", CHAT, "{\"choices\":{\"delta\":{\"content\":\"x\"}}}", "content_bytes=0"},
     {"test_reasoning_and_tools", CHAT,
      "{\"choices\":[{\"delta\":{\"reasoning_content\":\"think\"}}]}",
      "reasoning_bytes=5;content_bytes=0;output=1"},
     {"test_reasoning_and_tools", CHAT,
-     "{\"choices\":[{\"delta\":{\"reasoning\":\"hmm\",\"content\":null}}]}",
-     "reasoning_bytes=3"},
+     "{\"choices\":[{\"delta\":{\"reasoning\":\"hmm\",\"content\":null}}]}", "reasoning_bytes=3"},
     /* The same text under both names is counted once (the longer). */
     {"test_reasoning_and_tools", CHAT,
      "{\"choices\":[{\"delta\":{\"reasoning\":\"abcd\",\"reasoning_content\":\"abcd\"}}]}",
@@ -118,52 +114,47 @@ static const struct chunk_case chunk_cases[] = {
      "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
      "{\"arguments\":\"{\\\"a\\\":\"}},{\"index\":1,\"id\":\"call_1\"}]}}]}",
      "tool_call_deltas=2;content_bytes=0;output=1"},
-    {"test_reasoning_and_tools", CHAT,
-     "{\"choices\":[{\"delta\":{\"tool_calls\":[]}}]}", "tool_call_deltas=0"},
-    {"test_reasoning_and_tools", CHAT,
-     "{\"choices\":[{\"delta\":{\"tool_calls\":null}}]}", "tool_call_deltas=0"},
-    {"test_finish_reason", CHAT,
-     "{\"choices\":[{\"delta\":{},\"finish_reason\":\"length\"}]}",
+    {"test_reasoning_and_tools", CHAT, "{\"choices\":[{\"delta\":{\"tool_calls\":[]}}]}",
+     "tool_call_deltas=0"},
+    {"test_reasoning_and_tools", CHAT, "{\"choices\":[{\"delta\":{\"tool_calls\":null}}]}",
+     "tool_call_deltas=0"},
+    {"test_finish_reason", CHAT, "{\"choices\":[{\"delta\":{},\"finish_reason\":\"length\"}]}",
      "has_finish=1;finish_reason=length"},
-    /* Truncated to 15 bytes plus the NUL. */
+    /* Truncated to 31 bytes plus the NUL. */
     {"test_finish_reason", CHAT,
-     "{\"choices\":[{\"delta\":{},\"finish_reason\":\"a_very_long_finish_reason\"}]}",
-     "has_finish=1;finish_reason=a_very_long_fin"},
+     "{\"choices\":[{\"delta\":{},\"finish_reason\":"
+     "\"a_very_long_finish_reason_indeed_longer\"}]}",
+     "has_finish=1;finish_reason=a_very_long_finish_reason_indee"},
     /* Non-null but not a string: finished, reason unknown. */
-    {"test_finish_reason", CHAT,
-     "{\"choices\":[{\"delta\":{},\"finish_reason\":7}]}", "has_finish=1;finish_reason="},
+    {"test_finish_reason", CHAT, "{\"choices\":[{\"delta\":{},\"finish_reason\":7}]}",
+     "has_finish=1;finish_reason="},
     /* OpenAI's and llama.cpp's final chunk: choices empty, usage set. */
     {"test_usage", CHAT,
      "{\"choices\":[],\"usage\":{\"completion_tokens\":12,\"prompt_tokens\":46,"
      "\"total_tokens\":58,\"prompt_tokens_details\":{\"cached_tokens\":3}},"
      "\"timings\":{\"predicted_n\":12,\"predicted_ms\":2.763}}",
      "has_usage=1;completion_tokens=12;prompt_tokens=46;cached_tokens=3;output=0;role_only=0"},
-    {"test_usage", CHAT,
-     "{\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":null}",
+    {"test_usage", CHAT, "{\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":null}",
      "has_usage=0;completion_tokens=-1"},
     /* Missing or odd fields stay -1. */
     {"test_usage", CHAT,
      "{\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1.5,"
      "\"prompt_tokens_details\":null}}",
      "has_usage=1;prompt_tokens=5;completion_tokens=-1;cached_tokens=-1"},
-    {"test_usage", CHAT,
-     "{\"usage\":{\"prompt_tokens\":-4,\"completion_tokens\":\"3\"}}",
+    {"test_usage", CHAT, "{\"usage\":{\"prompt_tokens\":-4,\"completion_tokens\":\"3\"}}",
      "prompt_tokens=-1;completion_tokens=-1"},
     {"test_errors", CHAT,
      "{\"error\":{\"code\":500,\"message\":\"slot \\\"0\\\" failed\",\"type\":\"server_error\"}}",
      "has_error=1;error_message=slot \"0\" failed"},
-    {"test_errors", CHAT,
-     "{\"error\":\"overloaded\"}", "has_error=1;error_message=overloaded"},
-    {"test_errors", CHAT,
-     "{\"error\":null,\"choices\":[]}", "has_error=0"},
-    {"test_errors", CHAT,
-     "{\"error\":{\"code\":1}}", "has_error=1;error_message="},
+    {"test_errors", CHAT, "{\"error\":\"overloaded\"}", "has_error=1;error_message=overloaded"},
+    {"test_errors", CHAT, "{\"error\":null,\"choices\":[]}", "has_error=0"},
+    {"test_errors", CHAT, "{\"error\":{\"code\":1}}", "has_error=1;error_message="},
     /* vLLM's older shape. */
     {"test_errors", CHAT,
      "{\"object\":\"error\",\"message\":\"bad request\",\"type\":\"BadRequestError\",\"code\":400}",
      "has_error=1;error_message=bad request"},
-    {"test_errors", CHAT,
-     "{\"object\":\"chat.completion.chunk\",\"message\":\"not an error\"}", "has_error=0"},
+    {"test_errors", CHAT, "{\"object\":\"chat.completion.chunk\",\"message\":\"not an error\"}",
+     "has_error=0"},
     {"test_completions", COMPL,
      "{\"choices\":[{\"text\":\" there\",\"index\":0,\"logprobs\":null,"
      "\"finish_reason\":null}],\"object\":\"text_completion\"}",
@@ -172,11 +163,11 @@ static const struct chunk_case chunk_cases[] = {
      "{\"choices\":[{\"text\":\"\",\"finish_reason\":\"length\"}],"
      "\"usage\":{\"completion_tokens\":12,\"prompt_tokens\":5}}",
      "content_bytes=0;output=0;finish_reason=length;completion_tokens=12"},
-    {"test_completions", COMPL,
-     "{\"choices\":[{\"text\":\"ab\"},{\"text\":\"cde\"}]}", "content_bytes=5"},
+    {"test_completions", COMPL, "{\"choices\":[{\"text\":\"ab\"},{\"text\":\"cde\"}]}",
+     "content_bytes=5"},
     /* The chat delta is ignored by the completions decoder. */
-    {"test_completions", COMPL,
-     "{\"choices\":[{\"delta\":{\"content\":\"x\"}}]}", "content_bytes=0"},
+    {"test_completions", COMPL, "{\"choices\":[{\"delta\":{\"content\":\"x\"}}]}",
+     "content_bytes=0"},
 };
 
 /* A cmocka test whose initial state is its own name: every case of
@@ -205,6 +196,34 @@ static void test_error_message_cut(void **state)
     snprintf(doc, sizeof(doc), "{\"error\":{\"message\":\"%s\"}}", longmsg);
     struct oai_chunk c = chat(doc);
     assert_int_equal(strlen(c.error_message), 127);
+}
+
+/* An SSE event named "error" (llama.cpp's `error:` field): always an
+ * error, its message from the object itself, an error body, or the text. */
+static void test_error_event(void **state)
+{
+    static const struct {
+        const char *data, *message;
+    } cases[] = {
+        {"{\"code\":400,\"message\":\"the request exceeds the available context size, try "
+         "increasing it\",\"type\":\"invalid_request_error\"}",
+         "the request exceeds the available context size, try increasing it"},
+        {"{\"error\":{\"code\":500,\"message\":\"boom\"}}", "boom"},
+        {"{\"object\":\"error\",\"message\":\"vllm says\"}", "vllm says"},
+        {"{\"code\":400}", "{\"code\":400}"},
+        {"model crashed\x01", "model crashed?"},
+        {"", ""},
+    };
+    struct oai_chunk c;
+    for (size_t i = 0; i < LL_ARRAY_LEN(cases); i++) {
+        assert_int_equal(oai_decode_error_event(cases[i].data, strlen(cases[i].data), &c), 0);
+        assert_int_equal(c.has_error, 1);
+        assert_string_equal(c.error_message, cases[i].message);
+        assert_int_equal(oai_chunk_carries_output(&c), 0);
+        assert_int_equal(c.done, 0);
+    }
+    assert_int_equal(oai_decode_error_event(NULL, 0, &c), 0);
+    assert_int_equal(c.has_error, 1);
 }
 
 static void test_response(void **state)
@@ -882,17 +901,10 @@ static void test_memo_matches_full_decode(void **state)
     run_memo_script(memo_script, LL_ARRAY_LEN(memo_script));
 }
 
-TEST_MAIN(cmocka_unit_test(test_done_and_malformed),
-          CHUNK_TEST(test_chat_content),
-          CHUNK_TEST(test_reasoning_and_tools),
-          CHUNK_TEST(test_finish_reason),
-          CHUNK_TEST(test_usage),
-          CHUNK_TEST(test_errors),
-          cmocka_unit_test(test_error_message_cut),
-          CHUNK_TEST(test_completions),
-          cmocka_unit_test(test_response),
-          cmocka_unit_test(test_stream_chunk_usage),
-          cmocka_unit_test(test_stream_events_fallback),
-          cmocka_unit_test(test_matches_reference),
-          cmocka_unit_test(test_fast_path_edges),
-          cmocka_unit_test(test_memo_matches_full_decode))
+TEST_MAIN(cmocka_unit_test(test_done_and_malformed), CHUNK_TEST(test_chat_content),
+          CHUNK_TEST(test_reasoning_and_tools), CHUNK_TEST(test_finish_reason),
+          CHUNK_TEST(test_usage), CHUNK_TEST(test_errors), cmocka_unit_test(test_error_message_cut),
+          cmocka_unit_test(test_error_event), CHUNK_TEST(test_completions),
+          cmocka_unit_test(test_response), cmocka_unit_test(test_stream_chunk_usage),
+          cmocka_unit_test(test_stream_events_fallback), cmocka_unit_test(test_matches_reference),
+          cmocka_unit_test(test_fast_path_edges), cmocka_unit_test(test_memo_matches_full_decode))

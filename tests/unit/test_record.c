@@ -702,13 +702,13 @@ static void test_read_back_absent(void **state)
     /* A line from before finish_reason and ignore_eos were kept. */
     assert_string_equal(back.finish_reason, "");
     assert_int_equal(back.ignore_eos, 0);
-    /* A reason longer than a record keeps is cut to its 15 bytes; one
+    /* A reason longer than a record keeps is cut to its 31 bytes; one
      * that is not a string is none. */
     const char *longer = "{\"id\":1,\"kind\":\"ok\",\"sched_ns\":5,\"ignore_eos\":true,"
-                         "\"finish_reason\":\"a_very_long_finish_reason\"}";
+                         "\"finish_reason\":\"a_very_long_finish_reason_indeed_longer\"}";
     assert_int_equal(record_parse_jsonl(longer, strlen(longer), &back, NULL, 0, err, sizeof err),
                      0);
-    assert_string_equal(back.finish_reason, "a_very_long_fin");
+    assert_string_equal(back.finish_reason, "a_very_long_finish_reason_indee");
     assert_int_equal(back.ignore_eos, 1);
     const char *num = "{\"id\":1,\"kind\":\"ok\",\"sched_ns\":5,\"finish_reason\":3}";
     assert_int_equal(record_parse_jsonl(num, strlen(num), &back, NULL, 0, err, sizeof err), 0);

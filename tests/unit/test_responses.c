@@ -89,7 +89,18 @@ static const struct test_event_case events[] = {
      "{\"type\":\"response.incomplete\",\"response\":{\"status\":\"incomplete\","
      "\"incomplete_details\":{\"reason\":\"max_output_tokens\"},"
      "\"usage\":{\"input_tokens\":3,\"output_tokens\":16}}}",
-     "done=1;finish_reason=incomplete;completion_tokens=16;cached_tokens=-1;has_error=0"},
+     "done=1;finish_reason=incomplete:max_output_tokens;completion_tokens=16;cached_tokens=-1;"
+     "has_error=0"},
+    /* Its reason kept beside the status, whatever it is; none given: the
+     * status alone. */
+    {"",
+     "{\"type\":\"response.incomplete\",\"response\":{\"incomplete_details\":"
+     "{\"reason\":\"content_filter\"},\"status\":\"incomplete\"}}",
+     "done=1;finish_reason=incomplete:content_filter"},
+    {"",
+     "{\"type\":\"response.incomplete\",\"response\":{\"status\":\"incomplete\","
+     "\"incomplete_details\":null}}",
+     "done=1;finish_reason=incomplete"},
     /* No type in the data: the event name says. */
     {"response.completed", "{\"response\":{\"usage\":{\"output_tokens\":2}}}",
      "done=1;completion_tokens=2"},
@@ -166,7 +177,8 @@ static void test_response_bodies(void **state)
         "{\"reasoning_tokens\":3}}}";
     assert_int_equal(resp_decode_response(body, sizeof body - 1, &c), 0);
     EXPECT_CHUNK(body, &c,
-                 "content_bytes=7;reasoning_bytes=8;tool_call_deltas=1;finish_reason=incomplete;"
+                 "content_bytes=7;reasoning_bytes=8;tool_call_deltas=1;"
+                 "finish_reason=incomplete:max_output_tokens;"
                  "prompt_tokens=7;cached_tokens=-1;completion_tokens=9;has_error=0");
 
     /* Bodies that are errors, and the message each gives: a failed

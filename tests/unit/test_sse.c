@@ -174,6 +174,22 @@ static void test_event_and_id(void **state)
           "E 1:b 1:7 1:d t\nrc=0\n");
 }
 
+/* Older llama.cpp's failed stream at HTTP 200: an `error` field (not in
+ * the spec), then [DONE]. It is an event named "error" with the value as
+ * its data, so the transport can count the request failed; an event field
+ * after it in the same event still renames it, as the last one wins. */
+static void test_error_field(void **state)
+{
+    CHECK("error: {\"code\":400,\"message\":\"the request exceeds the available context "
+          "size\",\"type\":\"invalid_request_error\"}\n\ndata: [DONE]\n\n",
+          "E 5:error 0: 102:{\"code\":400,\"message\":\"the request exceeds the available "
+          "context size\",\"type\":\"invalid_request_error\"} t\nE 0: 0: 6:[DONE] t\nrc=0\n");
+    CHECK("error:oops\n\n", "E 5:error 0: 4:oops t\nrc=0\n");
+    CHECK("error: a\nevent: b\n\n", "E 1:b 0: 1:a t\nrc=0\n");
+    /* Case-sensitive, as every field name. */
+    CHECK("ERROR: a\ndata: x\n\n", "E 0: 0: 1:x t\nrc=0\n");
+}
+
 static void test_end_of_stream(void **state)
 {
     CHECK("data: a\n\ndata: last\n", "E 0: 0: 1:a t\nE 0: 0: 4:last u\nrc=0\n");
@@ -561,11 +577,11 @@ static void test_llama_nostream_and_error(void **state)
 }
 
 TEST_MAIN(cmocka_unit_test(test_line_endings), cmocka_unit_test(test_comments_and_fields),
-          cmocka_unit_test(test_event_and_id), cmocka_unit_test(test_end_of_stream),
-          cmocka_unit_test(test_bom), cmocka_unit_test(test_long_line),
-          cmocka_unit_test(test_long_line_bounded), cmocka_unit_test(test_callback_stops),
-          cmocka_unit_test(test_zero_copy), cmocka_unit_test(test_reuse_no_growth),
-          CAPTURE_TEST(test_llama_chat_stream_usage, 0),
+          cmocka_unit_test(test_event_and_id), cmocka_unit_test(test_error_field),
+          cmocka_unit_test(test_end_of_stream), cmocka_unit_test(test_bom),
+          cmocka_unit_test(test_long_line), cmocka_unit_test(test_long_line_bounded),
+          cmocka_unit_test(test_callback_stops), cmocka_unit_test(test_zero_copy),
+          cmocka_unit_test(test_reuse_no_growth), CAPTURE_TEST(test_llama_chat_stream_usage, 0),
           CAPTURE_TEST(test_llama_completions_stream, 1),
           cmocka_unit_test(test_llama_completions_as_chat),
           cmocka_unit_test(test_llama_nostream_and_error))

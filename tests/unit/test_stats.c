@@ -188,8 +188,8 @@ static struct record random_record(uint64_t id, uint64_t *seed)
     if (lcg(seed) % 5 == 0)
         r.cached_tokens = (int64_t)(lcg(seed) % 100);
     static const char *const reasons[] = {
-        "",    "stop",  "length", "tool_calls",     "content_filter",
-        "eos", "abort", "x",      "0123456789abcde"};
+        "",    "stop",       "length", "tool_calls",     "content_filter",
+        "eos", "max_tokens", "x",      "0123456789abcde"};
     snprintf(r.finish_reason, sizeof r.finish_reason, "%s",
              reasons[lcg(seed) % LL_ARRAY_LEN(reasons)]);
     r.max_tokens = (uint32_t)(lcg(seed) % 400);
@@ -319,7 +319,8 @@ static void test_merge_equals_single(void **state)
         e2e_sum += r.end_ns - r.sched_ns;
         unjudged += r.tokens_source == REC_TOKENS_EVENTS;
         cut += r.tokens_source != REC_TOKENS_EVENTS && r.output_tokens < r.max_tokens &&
-               (r.ignore_eos || strcmp(r.finish_reason, "length") == 0);
+               (r.ignore_eos || strcmp(r.finish_reason, "length") == 0 ||
+                strcmp(r.finish_reason, "max_tokens") == 0);
     }
     assert_int_equal(total.ok_e2e_sum_ns, e2e_sum);
     assert_int_equal(total.cut_short, cut);
@@ -439,8 +440,51 @@ static void test_cut_short(void **state)
     stats_free(&s);
 }
 
+/* Which finish reasons say a token limit ended the output, each API's
+ * documented values: chat and completions, Anthropic's stop_reason, the
+ * Responses API's status with incomplete_details' reason. */
+static void test_finish_by_length(void **state)
+{
+    (void)state;
+    static const char *const limit[] = {"length", "max_tokens", "model_context_window_exceeded",
+                                        "incomplete:max_output_tokens"};
+    static const char *const other[] = {"",
+                                        "stop",
+                                        "tool_calls",
+                                        "content_filter",
+                                        "function_call",
+                                        "end_turn",
+                                        "stop_sequence",
+                                        "tool_use",
+                                        "pause_turn",
+                                        "refusal",
+                                        "completed",
+                                        "incomplete",
+                                        "incomplete:content_filter",
+                                        "LENGTH",
+                                        "length ",
+                                        "max_token",
+                                        "incomplete:max_output_token"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(limit); i++)
+        assert_int_equal(stats_finish_by_length(limit[i]), 1);
+    for (size_t i = 0; i < LL_ARRAY_LEN(other); i++)
+        assert_int_equal(stats_finish_by_length(other[i]), 0);
+
+    /* Each is cut short below max_tokens: Anthropic's 200 of 300, say. */
+    for (size_t i = 0; i < LL_ARRAY_LEN(limit); i++) {
+        struct record r = ok_record(1, 1000);
+        r.max_tokens = 300;
+        r.output_tokens = 200;
+        snprintf(r.finish_reason, sizeof r.finish_reason, "%s", limit[i]);
+        assert_string_equal(r.finish_reason, limit[i]); /* kept whole */
+        assert_int_equal(stats_cut_short(&r), 1);
+        r.output_tokens = 300;
+        assert_int_equal(stats_cut_short(&r), 0);
+    }
+}
+
 /* Past STATS_FINISH_NAMES distinct reasons the rest count as other; a
- * reason that fills its 16 bytes without a NUL is read to its end. */
+ * reason that fills its REC_FINISH_REASON_MAX bytes without a NUL is read to its end. */
 static void test_finish_overflow(void **state)
 {
     struct stats s, m;
@@ -597,6 +641,6 @@ static void test_share_cmp(void **state)
 
 TEST_MAIN(cmocka_unit_test(test_add_one_ok), cmocka_unit_test(test_window_split_joins),
           cmocka_unit_test(test_late_sends), cmocka_unit_test(test_cut_short),
-          cmocka_unit_test(test_finish_overflow), cmocka_unit_test(test_add_failures),
-          cmocka_unit_test(test_merge_equals_single), cmocka_unit_test(test_samples),
-          cmocka_unit_test(test_share_cmp))
+          cmocka_unit_test(test_finish_by_length), cmocka_unit_test(test_finish_overflow),
+          cmocka_unit_test(test_add_failures), cmocka_unit_test(test_merge_equals_single),
+          cmocka_unit_test(test_samples), cmocka_unit_test(test_share_cmp))
