@@ -21,6 +21,7 @@
 #include "cli/shard.h"
 #include "http/fetch.h"
 #include "measure/results.h"
+#include "measure/statushint.h"
 #include "measure/verdict.h"
 #include "metrics/energy.h"
 #include "metrics/promsource.h"
@@ -80,10 +81,9 @@ static const char *probe_hint(long status, int tls_failed, int list_over)
     if (status == 0)
         return "is the server up at that address?";
     if (status == 404)
-        return "is --url the API's base, such as http://HOST:PORT/v1? a server without "
-               "/models: pass --model";
-    if (status == 401 || status == 403)
-        return "does it need a key? --api-key-env VAR sends $VAR, -H adds a header";
+        return STATUS_HINT_BASE " a server without /models: pass --model";
+    if (status_cause_of((int)status) == STATUS_CAUSE_AUTH)
+        return STATUS_HINT_AUTH;
     if (status == 407)
         return "the proxy in the environment wants credentials: "
                "http_proxy=http://USER:PASSWORD@HOST:PORT";

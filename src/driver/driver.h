@@ -233,8 +233,9 @@ void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst
  * goes, the driver judges the first SUMMARY_PROMPT_FIRST ok responses that
  * report the server's count (all of them when fewer come) and, when they
  * are off by more than SUMMARY_PROMPT_OFF, or every one of the first
- * SUMMARY_PROMPT_FIRST requests failed with a 4xx without a calibration,
- * says so on stderr, once per process (a sweep's steps say it once). The
+ * SUMMARY_PROMPT_FIRST requests failed with a 400, 413 or 422 without a
+ * calibration (or with a 401/403, or a 404/405, whatever the prompts:
+ * summary_status_warning), says so on stderr, once per process (a sweep's steps say it once). The
  * summary says it again, over every request. */
 enum summary_prompts driver_prompts(const struct run_config *cfg);
 

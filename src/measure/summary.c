@@ -187,6 +187,23 @@ void summary_prompt_4xx_warning(char *buf, size_t len, uint64_t n, int embedding
                           "run with `--calibrate auto` (docs/workload.md)");
 }
 
+void summary_status_warning(char *buf, size_t len, uint64_t n, enum status_cause c)
+{
+    const char *hint = status_cause_hint(c);
+    buf[0] = '\0';
+    if (hint)
+        snprintf(buf, len, "all %" PRIu64 " requests failed with a %s: %s", n,
+                 c == STATUS_CAUSE_AUTH ? "401 or 403" : "404 or 405", hint);
+}
+
+void summary_status_note(char *buf, size_t len, const struct stats *s)
+{
+    buf[0] = '\0';
+    for (size_t c = 0; c < STATUS_CAUSES && s->completed > 0; c++)
+        if (s->by_4xx_cause[c] == s->completed)
+            summary_status_warning(buf, len, s->completed, (enum status_cause)c);
+}
+
 void summary_prompt_note(char *buf, size_t len, const struct stats *s, enum summary_prompts prompts,
                          int *warning)
 {
@@ -198,7 +215,7 @@ void summary_prompt_note(char *buf, size_t len, const struct stats *s, enum summ
         summary_prompt_warning(buf, len, s->prompt_usage_requested, s->prompt_usage_server, n,
                                prompts, stats_embeddings(s));
     } else if (prompts == SUMMARY_PROMPTS_SYNTHETIC && s->completed > 0 &&
-               s->by_kind[REC_HTTP_4XX] == s->completed) {
+               s->by_4xx_cause[STATUS_CAUSE_LENGTH] == s->completed) {
         *warning = 1;
         summary_prompt_4xx_warning(buf, len, s->completed, stats_embeddings(s));
     } else if (s->prompt_mismatch > 0 && n > 0) {
@@ -691,6 +708,9 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
     summary_prompt_note(note, sizeof note, s, info->prompts, &warning);
     if (note[0])
         summary_wrap(f, warning ? "warning: " : "            note: ", note);
+    summary_status_note(note, sizeof note, s);
+    if (note[0])
+        summary_wrap(f, "warning: ", note);
 
     double rate = summary_rate((double)s->win_completed, w);
     double e2e_s = summary_mean_ns(s->all_e2e_sum_ns, s->all_e2e_count) / 1e9;
