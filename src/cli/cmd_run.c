@@ -176,10 +176,10 @@ static void run_usage(FILE *f)
         "                           by its class's)\n"
         "\n"
         "Exit status: 0 ok, 1 INVALID (the generator's own lateness moved the figures),\n"
-        "2 bad flags, 3 could not run or records lost, 6 no request succeeded, 7 an\n"
-        "--expect threshold failed, 130 interrupted (Ctrl-C or SIGTERM at any moment,\n"
-        "set-up included; run.json says where). When several apply the lowest wins,\n"
-        "except 130. See docs/run.md.\n");
+        "2 bad flags, 3 could not run or records lost, 6 no request succeeded or none\n"
+        "was in the window, 7 an --expect threshold failed, 130 interrupted (Ctrl-C or\n"
+        "SIGTERM at any moment, set-up included; run.json says where). When several\n"
+        "apply the lowest wins, except 130. See docs/run.md.\n");
     fprintf(f, "\n%s", promopts_help);
     fprintf(f, "\n%s", runopts_workload_help);
 }
@@ -617,7 +617,7 @@ static int build_config(const struct run_opts *o, const struct run_session_opts 
         return LL_E_INVAL;
     if (o->dry_run && !o->dump)
         return runopts_errf(err, errlen, "--dry-run: needs --dump-schedule FILE");
-    return 0;
+    return runopts_spend_check(cfg, err, errlen);
 }
 
 /* Every flag of `llmload run`, parsed and checked: 0, RUNOPTS_HELP, or

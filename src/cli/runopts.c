@@ -438,6 +438,18 @@ int runopts_gpu_url(const char *a, const char **urls, size_t *n, char *err, size
     return 0;
 }
 
+int runopts_spend_check(const struct run_config *cfg, char *err, size_t errlen)
+{
+    uint64_t first;
+    if (!cfg->max_tokens_total || !driver_first_cost(cfg, &first) || first <= cfg->max_tokens_total)
+        return 0;
+    return runopts_errf(err, errlen,
+                        "--max-tokens-total: %llu is less than the first request alone (%llu "
+                        "prompt and max tokens): the spend guard would stop before sending "
+                        "anything",
+                        (unsigned long long)cfg->max_tokens_total, (unsigned long long)first);
+}
+
 int runopts_metrics_flags(const char *interval, int off, const char *url, const char *prom_url,
                           uint64_t *interval_ns, char *err, size_t errlen)
 {

@@ -257,6 +257,15 @@ void driver_result_free(struct driver_result *res);
  * or LL_E_* with a reason in err when the run could not start. */
 int driver_run(const struct run_config *cfg, struct driver_result *res, char *err, size_t errlen);
 
+/* What the spend guard prices the first request cfg offers at: its
+ * prompt, image and max tokens, into *tokens (the first arrival of an
+ * open loop, bursts included; a trace's first line; the first request of
+ * a closed loop's first user, or of the first session). Returns 1, or 0
+ * when the schedule offers nothing (*tokens 0). A --max-tokens-total
+ * below it stops offering before anything is sent, so the flags refuse
+ * it. Pure: draws nothing the run would not. */
+int driver_first_cost(const struct run_config *cfg, uint64_t *tokens);
+
 /* Write the open-loop schedule (index, sched_ns, prompt_tokens, max_tokens
  * per line) that cfg would offer, to path: with shards, this shard's part
  * of it (the union of every shard's file is one process's). Returns 0 or

@@ -756,6 +756,27 @@ void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst
         out->max_tokens = b->output_tokens;
 }
 
+int driver_first_cost(const struct run_config *cfg, uint64_t *tokens)
+{
+    struct req_spec s;
+    *tokens = 0;
+    if (cfg->trace) {
+        replay_spec(cfg->trace, 0, cfg->workload.ignore_eos, &cfg->workload.calib, &s);
+    } else if (cfg->mode == LOAD_OPEN || cfg->mode == LOAD_CAPPED) {
+        struct offer_src src;
+        uint64_t i, off;
+        const struct burst *b;
+        offer_src_init(&src, cfg);
+        if (!offer_src_next(&src, cfg, &i, &off, &b))
+            return 0;
+        offer_spec(cfg, i, b, &s);
+    } else {
+        workload_spec(&cfg->workload, 0, &s);
+    }
+    *tokens = (uint64_t)s.prompt_tokens + s.image_tokens + s.max_tokens;
+    return 1;
+}
+
 int driver_dump_schedule(const struct run_config *cfg, const char *path, char *err, size_t errlen)
 {
     if (cfg->mode == LOAD_CLOSED) {

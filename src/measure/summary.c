@@ -373,42 +373,57 @@ static void summary_print_finish(FILE *f, const struct stats *s)
     fprintf(f, "; cut short %" PRIu64 "\n", s->cut_short);
 }
 
-/* Why a window nothing came due in is empty, and what to change. With no
- * record at all, nothing came due: a short run at a low rate can draw its
- * first arrival past its end (seed 1's first Poisson gap is 4.97 mean
- * gaps: --rate 2 --duration 2s schedules none). With records, every one
- * came due in the warm-up or was cold (--requests 3 --warmup 2s at
- * 20/s): "none came due" and "give --requests N" would both be wrong. */
-static void summary_print_empty_why(FILE *f, const struct summary_info *info)
+/* With no record at all, nothing came due: a short run at a low rate can
+ * draw its first arrival past its end (seed 1's first Poisson gap is 4.97
+ * mean gaps: --rate 2 --duration 2s schedules none), unless the spend
+ * guard stopped offering first. With records, every one came due in the
+ * warm-up or was cold (--requests 3 --warmup 2s at 20/s): "none came due"
+ * and "give --requests N" would both be wrong. */
+void summary_empty_why(char *buf, size_t len, const struct summary_info *info)
 {
+    if (info->stop_reason && info->stop_reason[0]) {
+        const char *r = info->stop_reason, *guard = "spend guard: ";
+        if (strncmp(r, guard, strlen(guard)) == 0)
+            r += strlen(guard);
+        snprintf(buf, len,
+                 "the spend guard stopped offering before a request came due in the window "
+                 "(%s): raise --max-tokens-total",
+                 r);
+        return;
+    }
     if (info->records_written == 0) {
-        fprintf(f, " (none came due in the window: lengthen --duration, or give --requests N)");
+        snprintf(buf, len,
+                 "none came due in the window, the rate too low for its length: "
+                 "lengthen --duration, raise the rate, or give --requests N");
         return;
     }
     int warm = info->warmup_ns > 0, cold = info->cold_requests > 0;
     char w[16];
     ll_fmt_duration(info->warmup_ns, w, sizeof w);
-    fprintf(f,
-            " (%" PRIu64 " came due, all %s%s%s, which no figure counts: %s, or lengthen the run)",
-            info->records_written, warm ? "in the " : "", warm ? w : "",
-            warm && cold ? " warm-up or cold (--cold-start)"
-            : warm       ? " warm-up"
-                         : "cold (--cold-start)",
-            warm && cold ? "shorten --warmup or lower --cold-start"
-            : warm       ? "shorten --warmup"
-                         : "lower --cold-start");
+    snprintf(buf, len,
+             "%" PRIu64 " came due, all %s%s%s, which no figure counts: %s, or lengthen the run",
+             info->records_written, warm ? "in the " : "", warm ? w : "",
+             warm && cold ? " warm-up or cold (--cold-start)"
+             : warm       ? " warm-up"
+                          : "cold (--cold-start)",
+             warm && cold ? "shorten --warmup or lower --cold-start"
+             : warm       ? "shorten --warmup"
+                          : "lower --cold-start");
 }
 
 /* The requests line. A window nothing came due in says so, and what to
- * change (summary_print_empty_why): a table of dashes alone reads like a
+ * change (summary_empty_why): a table of dashes alone reads like a
  * fault. */
 static void summary_print_requests(FILE *f, const struct stats *s, const struct summary_info *info)
 {
     uint64_t failed = stats_failed(s), cancelled = s->by_kind[REC_CANCELLED];
     fprintf(f, "requests: scheduled %" PRIu64 ", sent %" PRIu64 ", ok %" PRIu64 ", failed %" PRIu64,
             s->scheduled, s->sent, s->by_kind[REC_OK], failed);
-    if (s->scheduled == 0 && !info->interrupted)
-        summary_print_empty_why(f, info);
+    if (s->scheduled == 0 && !info->interrupted) {
+        char why[400];
+        summary_empty_why(why, sizeof why, info);
+        fprintf(f, " (%s)", why);
+    }
     /* The client's own cancellations are not errors: say what the error
      * rate (--expect's, compare's) is over. */
     if (cancelled > 0 && stats_let_end(s) == 0)

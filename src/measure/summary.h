@@ -138,6 +138,8 @@ struct summary_info {
     uint64_t prompt_salt;
     int prompt_salt_auto;
     int interrupted;            /* 1: stopped by a signal, partial results */
+    const char *stop_reason;    /* why offering stopped early (the spend guard), NULL or
+                                 * "" when it did not */
     uint64_t records_written;   /* lines in requests.jsonl */
     const char *slo;            /* canonical SLO spec, NULL when none: goodput is printed */
     int slo_by_class;           /* 1: a traffic class has its own SLO, so goodput and
@@ -293,6 +295,13 @@ void summary_print(FILE *f, const struct stats *s,
 /* Build the summary.json object of s and info (schema SUMMARY_SCHEMA).
  * Caller owns the reference (json_decref). Aborts on out of memory. */
 json_t *summary_json(const struct stats *s, const struct summary_info *info);
+
+/* Why a window that nothing came due in (s->scheduled 0, not
+ * interrupted) is empty, and what to change, into buf: the spend guard
+ * stopped offering first, every request came due in the warm-up or was
+ * cold, or none came due at all (the rate too low for the run's length).
+ * The summary's requests line and the run's exit line say it. */
+void summary_empty_why(char *buf, size_t len, const struct summary_info *info);
 
 /* summary.json's object for one latency histogram h (latency_ns.NAME):
  * count, min, the percentiles, max, mean, overflow and the histogram's
