@@ -378,14 +378,20 @@ int runopts_percent(const char *name, const char *v, double lo, double hi, doubl
     char num[64];
     size_t n = strlen(v);
     double x;
-    if (n > 0 && v[n - 1] == '%')
-        n--;
+    int sign = n > 0 && v[n - 1] == '%';
+    n -= (size_t)sign;
     if (n >= sizeof num || (memcpy(num, v, n), num[n] = '\0', ll_parse_double(num, &x)) != 0 ||
         !(x > lo) || x > hi)
         return runopts_errf(err, errlen,
                             "%s: expected a percentage %s %g and at most %g (e.g. 2%%), "
                             "got \"%s\"",
                             name, lo < 0 ? "from" : "above", lo < 0 ? 0.0 : lo, hi, v);
+    /* A bare 0.99 was meant as 99% far more often than as 0.99%: the
+     * flags once took it silently as the latter (an --attainment of
+     * 0.0099). A bare number up to 1 (not 0) must say which. */
+    if (!sign && x > 0 && x <= 1)
+        return runopts_errf(err, errlen, "%s: %s: a percentage; did you mean %g%%?%s", name, v,
+                            x * 100, x == 1 ? " (one percent is 1%)" : "");
     *out = x / 100;
     return 0;
 }

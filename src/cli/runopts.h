@@ -185,7 +185,8 @@ int runopts_duration_pos(const char *name, const char *v, uint64_t *out_ns, char
 int runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonneg,
                  struct dist *out, char *err, size_t errlen);
 /* A percentage, "2" or "2%", in (lo, hi] (a negative lo: from 0), into
- * *out as a fraction (0.02). */
+ * *out as a fraction (0.02). A bare number above 0 and at most 1 ("0.99")
+ * is refused ("did you mean 99%?"): it needs its % ("0.99%"). */
 int runopts_percent(const char *name, const char *v, double lo, double hi, double *out, char *err,
                     size_t errlen);
 

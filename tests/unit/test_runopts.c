@@ -616,6 +616,28 @@ static void test_percent(void **state)
                          LL_E_INVAL);
         assert_non_null(strstr(err, "--p: expected a percentage above 0 and at most 100"));
     }
+    /* A bare fraction was taken as that many percent (0.99 as 0.99%):
+     * refused, with the percentage it most likely meant; with its % it
+     * is what it says, and a bare 0 is no fraction. */
+    static const struct {
+        const char *v, *msg;
+    } frac[] = {
+        {"0.99", "--p: 0.99: a percentage; did you mean 99%?"},
+        {"0.02", "--p: 0.02: a percentage; did you mean 2%?"},
+        {".5", "--p: .5: a percentage; did you mean 50%?"},
+        {"1", "--p: 1: a percentage; did you mean 100%? (one percent is 1%)"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(frac); i++) {
+        assert_int_equal(runopts_percent("--p", frac[i].v, 0, 100, &x, err, sizeof err),
+                         LL_E_INVAL);
+        assert_string_equal(err, frac[i].msg);
+    }
+    assert_int_equal(runopts_percent("--p", "0.99%", 0, 100, &x, err, sizeof err), 0);
+    assert_true(fabs(x - 0.0099) < 1e-12);
+    assert_int_equal(runopts_percent("--p", "1.5", 0, 100, &x, err, sizeof err), 0);
+    assert_true(fabs(x - 0.015) < 1e-12);
+    assert_int_equal(runopts_percent("--p", "0", -1e-9, 100, &x, err, sizeof err), 0);
+    assert_true(x == 0);
 }
 
 TEST_MAIN(cmocka_unit_test(test_value_errors), cmocka_unit_test(test_percent),
