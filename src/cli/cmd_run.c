@@ -631,7 +631,8 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
     if (build_config(&ra->o, &ra->so, cfg, err, errlen) != 0)
         return LL_E_INVAL;
     if (ra->expect) {
-        if (expect_parse(ra->expect, &ra->ex, err, errlen) != 0)
+        if (expect_parse(ra->expect, &ra->ex, err, errlen) != 0 ||
+            runopts_expect_stream_check(&ra->ex, cfg, err, errlen) != 0)
             return LL_E_INVAL;
         const struct expect_item *it = expect_needs_slo(&ra->ex);
         const struct wl_file *wf = cfg->trace ? NULL : cfg->workload.classes;

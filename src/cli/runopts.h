@@ -24,6 +24,7 @@
 
 #include "cli/promopts.h"
 #include "driver/driver.h"
+#include "measure/expect.h"
 #include "measure/summary.h"
 #include "workload/dist.h"
 #include "workload/endpoints.h"
@@ -282,6 +283,14 @@ int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
  * reason in err. */
 int runopts_embeddings_check(const struct run_opts *o, struct run_config *cfg, char *err,
                              size_t errlen);
+
+/* --expect's latency items a run without a stream (--no-stream, or
+ * --api openai-embeddings, cfg as built) cannot judge: E2E alone has a
+ * meaning there, as for --slo (embopts.c keeps the one rule). Refused up
+ * front, not after the whole run as "has no value". 0, or LL_E_INVAL with
+ * the reason in err. */
+int runopts_expect_stream_check(const struct expect_set *ex, const struct run_config *cfg,
+                                char *err, size_t errlen);
 
 /* The first flag given that --api openai-embeddings cannot use, named with
  * the reason (part of runopts_embeddings_check, which needs the workload;

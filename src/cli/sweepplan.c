@@ -568,8 +568,8 @@ static int build_plan(const struct run_opts *o, const struct sweep_opts *so, str
     if (o->grace && runopts_duration("--grace", o->grace, &cfg->grace_ns, err, errlen) != 0)
         return LL_E_INVAL;
     int rc = runopts_workload_transport(o, seed, cfg, err, errlen);
-    if (rc != 0)
-        return rc;
+    if (rc != 0 || runopts_expect_stream_check(&set->expect, cfg, err, errlen) != 0)
+        return rc ? rc : LL_E_INVAL;
     /* The flags that judge against an SLO need one: --slo, or a class's
      * own (a file of two classes or more, which the sweep breaks out). */
     const struct wl_file *wf = cfg->workload.classes;
