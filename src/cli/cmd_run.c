@@ -682,8 +682,8 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
     char why[300];
     if (mo->expose && expose_check(mo->expose, why, sizeof why) != 0)
         return runopts_errf(err, errlen, "--expose: %s", why);
-    return runopts_metrics_flags(mo->interval, mo->off, mo->url, ra->o.prom.url, &mo->interval_ns,
-                                 err, errlen);
+    return runopts_metrics_flags(mo->interval, mo->off, mo->url, ra->o.prom.url, mo->n_gpu_urls,
+                                 &mo->interval_ns, err, errlen);
 }
 
 /* The scraper (unless --no-metrics) and --expose, fed by the driver's

@@ -457,8 +457,12 @@ int runopts_spend_check(const struct run_config *cfg, char *err, size_t errlen)
 }
 
 int runopts_metrics_flags(const char *interval, int off, const char *url, const char *prom_url,
-                          uint64_t *interval_ns, char *err, size_t errlen)
+                          size_t gpu_urls, uint64_t *interval_ns, char *err, size_t errlen)
 {
+    if (off && interval && !prom_url && !gpu_urls)
+        return runopts_errf(err, errlen,
+                            "--metrics-interval: has no effect with --no-metrics (it paces the "
+                            "scrapes, and --gpu-metrics' and --prometheus')");
     *interval_ns = SCRAPE_DEFAULT_INTERVAL_NS;
     if (interval && runopts_duration("--metrics-interval", interval, interval_ns, err,
                                      errlen) != 0)

@@ -213,10 +213,12 @@ int runopts_spend_check(const struct run_config *cfg, char *err, size_t errlen);
 /* --metrics-interval (default SCRAPE_DEFAULT_INTERVAL_NS, at least
  * SCRAPE_MIN_INTERVAL_NS) into *interval_ns, and --metrics-url refused
  * when it is not http:// or https://, or beside --no-metrics or
- * --prometheus (prom_url: its URL, NULL when not given); run and sweep
- * take these flags. 0 or LL_E_INVAL. */
+ * --prometheus (prom_url: its URL, NULL when not given); an interval
+ * refused beside --no-metrics when nothing else takes it (--prometheus,
+ * gpu_urls > 0 --gpu-metrics URLs); run and sweep take these flags. 0 or
+ * LL_E_INVAL. */
 int runopts_metrics_flags(const char *interval, int off, const char *url, const char *prom_url,
-                          uint64_t *interval_ns, char *err, size_t errlen);
+                          size_t gpu_urls, uint64_t *interval_ns, char *err, size_t errlen);
 
 /* Zero cfg, with no records file and no sweep step yet (records_fd and
  * step -1): where every command's run_config starts. */

@@ -601,5 +601,5 @@ int sweep_flags(int argc, char **argv, struct run_opts *o, struct sweep_opts *so
     if (build_plan(o, so, cfg, p, set, err, errlen) != 0)
         return LL_E_INVAL;
     return runopts_metrics_flags(so->metrics_interval, so->no_metrics, so->metrics_url, o->prom.url,
-                                 metrics_interval_ns, err, errlen);
+                                 so->n_gpu_urls, metrics_interval_ns, err, errlen);
 }

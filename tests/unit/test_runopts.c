@@ -70,24 +70,34 @@ static void test_value_errors(void **state)
                                   sizeof err), LL_E_INVAL);
     assert_true(strncmp(err, "--think: ", 9) == 0);
 
-    ASSERT_USAGE(runopts_metrics_flags("10ms", 0, NULL, NULL, &n, err, sizeof err), err,
+    ASSERT_USAGE(runopts_metrics_flags("10ms", 0, NULL, NULL, 0, &n, err, sizeof err), err,
                  "--metrics-interval: at least 100ms, got \"10ms\"");
-    ASSERT_USAGE(runopts_metrics_flags(NULL, 1, "http://x/metrics", NULL, &n, err, sizeof err), err,
-                 "--no-metrics and --metrics-url: pick one");
+    ASSERT_USAGE(runopts_metrics_flags(NULL, 1, "http://x/metrics", NULL, 0, &n, err, sizeof err),
+                 err, "--no-metrics and --metrics-url: pick one");
     ASSERT_USAGE(
-        runopts_metrics_flags(NULL, 0, "127.0.0.1:8000/metrics", NULL, &n, err, sizeof err), err,
+        runopts_metrics_flags(NULL, 0, "127.0.0.1:8000/metrics", NULL, 0, &n, err, sizeof err), err,
         "--metrics-url: expected an http:// or https:// URL, got "
         "\"127.0.0.1:8000/metrics\"");
-    ASSERT_USAGE(runopts_metrics_flags(NULL, 0, "ftp://x/metrics", NULL, &n, err, sizeof err), err,
+    ASSERT_USAGE(runopts_metrics_flags(NULL, 0, "ftp://x/metrics", NULL, 0, &n, err, sizeof err),
+                 err,
                  "--metrics-url: expected an http:// or https:// URL, got \"ftp://x/metrics\"");
-    assert_int_equal(runopts_metrics_flags(NULL, 0, "https://x/metrics", NULL, &n, err, sizeof err),
-                     0);
+    assert_int_equal(
+        runopts_metrics_flags(NULL, 0, "https://x/metrics", NULL, 0, &n, err, sizeof err), 0);
     ASSERT_USAGE(
-        runopts_metrics_flags(NULL, 0, "http://x/metrics", "http://p:9090", &n, err, sizeof err),
+        runopts_metrics_flags(NULL, 0, "http://x/metrics", "http://p:9090", 0, &n, err, sizeof err),
         err,
         "--metrics-url and --prometheus: pick one (the server's figures come from one "
         "place: its /metrics, or a Prometheus that scrapes it)");
-    assert_int_equal(runopts_metrics_flags("2s", 0, NULL, "http://p:9090", &n, err, sizeof err), 0);
+    assert_int_equal(runopts_metrics_flags("2s", 0, NULL, "http://p:9090", 0, &n, err, sizeof err),
+                     0);
+    /* An interval with nothing to pace (--no-metrics, and neither
+     * --gpu-metrics nor --prometheus) was taken and ignored: refused. */
+    ASSERT_USAGE(runopts_metrics_flags("2s", 1, NULL, NULL, 0, &n, err, sizeof err), err,
+                 "--metrics-interval: has no effect with --no-metrics (it paces the scrapes, "
+                 "and --gpu-metrics' and --prometheus')");
+    assert_int_equal(runopts_metrics_flags("2s", 1, NULL, NULL, 1, &n, err, sizeof err), 0);
+    assert_int_equal(runopts_metrics_flags("2s", 1, NULL, "http://p:9090", 0, &n, err, sizeof err),
+                     0);
     assert_int_equal(n, 2 * LL_NS_PER_SEC);
 }
 
