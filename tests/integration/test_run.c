@@ -648,6 +648,18 @@ static void test_empty_window_warmup(void **state)
     }
 }
 
+/* run --help says what a bare number in a duration flag is (seconds: the
+ * parser takes --duration 30 as 30 s), which a new user could only guess. */
+static void test_help_durations(void **state)
+{
+    (void)state;
+    const char *args[] = {"run", "--help", NULL};
+    char *out = harness_run_expect(args, 20, 0, NULL);
+    HARNESS_HAS(out, "Durations (D, and --think's values)\ntake a unit (ns, us, ms, s, m, h); a "
+                     "bare number is seconds.\n");
+    free(out);
+}
+
 /* A --max-tokens-total below the first request's own tokens (256 prompt
  * + 128 max tokens by default) would stop the spend guard before anything
  * is sent: refused as a bad flag (exit 2), before the target is asked
@@ -911,6 +923,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown
              cmocka_unit_test_teardown(test_empty_window_said, harness_sim_teardown),
              cmocka_unit_test_teardown(test_empty_window_warmup, harness_sim_teardown),
              cmocka_unit_test_teardown(test_spend_guard_below_first, harness_sim_teardown),
+             cmocka_unit_test(test_help_durations),
              cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_requests_before_duration, harness_sim_teardown),
              cmocka_unit_test_teardown(test_requests_drain_past_duration, drain_teardown),
