@@ -77,8 +77,8 @@ static void replay_usage(FILE *f)
         "\n"
         "Exit status: 0 ok, 1 INVALID (the generator's own lateness moved the figures),\n"
         "2 bad flags or a bad trace, 3 could not run or records lost, 6 no request\n"
-        "succeeded, 130 interrupted (at any moment; run.json says where). When several\n"
-        "apply the lowest wins, except 130. See docs/run.md.\n");
+        "succeeded or none was in the window, 130 interrupted (at any moment; run.json\n"
+        "says where). When several apply the lowest wins, except 130. See docs/run.md.\n");
     fprintf(f, "\n%s", promopts_help);
     fprintf(f, "(replay reads only the GPU telemetry behind --prometheus: its energy figures)\n");
 }
@@ -258,7 +258,7 @@ static int replay_flags(int argc, char **argv, struct replay_args *ra, struct ru
                             "there are no synthetic prompts to scale",
                             ra->o.calibration ? "calibration" : "calibrate", ro->trace_path);
     cfg->transport.cancels = replay_has_cancels(*trace);
-    return 0;
+    return runopts_spend_check(cfg, err, errlen);
 }
 
 /* run.json's config: the shared fields, then what a replay adds. */

@@ -34,7 +34,8 @@ static void run_usage(FILE *f)
         "\n"
         "One load point against an OpenAI-compatible endpoint. Every latency is measured\n"
         "from the time the request was scheduled, not from when it was sent.\n"
-        "Each option in more words: docs/run.md.\n"
+        "Each option in more words: docs/run.md. Durations (D, and --think's values)\n"
+        "take a unit (ns, us, ms, s, m, h); a bare number is seconds.\n"
         "\n"
         "Target:\n"
         "  --url BASE               API base URL (default " RUNOPTS_DEFAULT_URL "); given\n"
@@ -176,10 +177,10 @@ static void run_usage(FILE *f)
         "                           by its class's)\n"
         "\n"
         "Exit status: 0 ok, 1 INVALID (the generator's own lateness moved the figures),\n"
-        "2 bad flags, 3 could not run or records lost, 6 no request succeeded, 7 an\n"
-        "--expect threshold failed, 130 interrupted (Ctrl-C or SIGTERM at any moment,\n"
-        "set-up included; run.json says where). When several apply the lowest wins,\n"
-        "except 130. See docs/run.md.\n");
+        "2 bad flags, 3 could not run or records lost, 6 no request succeeded or none\n"
+        "was in the window, 7 an --expect threshold failed, 130 interrupted (Ctrl-C or\n"
+        "SIGTERM at any moment, set-up included; run.json says where). When several\n"
+        "apply the lowest wins, except 130. See docs/run.md.\n");
     fprintf(f, "\n%s", promopts_help);
     fprintf(f, "\n%s", runopts_workload_help);
 }
@@ -617,7 +618,7 @@ static int build_config(const struct run_opts *o, const struct run_session_opts 
         return LL_E_INVAL;
     if (o->dry_run && !o->dump)
         return runopts_errf(err, errlen, "--dry-run: needs --dump-schedule FILE");
-    return 0;
+    return runopts_spend_check(cfg, err, errlen);
 }
 
 /* Every flag of `llmload run`, parsed and checked: 0, RUNOPTS_HELP, or
@@ -631,7 +632,8 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
     if (build_config(&ra->o, &ra->so, cfg, err, errlen) != 0)
         return LL_E_INVAL;
     if (ra->expect) {
-        if (expect_parse(ra->expect, &ra->ex, err, errlen) != 0)
+        if (expect_parse(ra->expect, &ra->ex, err, errlen) != 0 ||
+            runopts_expect_stream_check(&ra->ex, cfg, err, errlen) != 0)
             return LL_E_INVAL;
         const struct expect_item *it = expect_needs_slo(&ra->ex);
         const struct wl_file *wf = cfg->trace ? NULL : cfg->workload.classes;
@@ -681,8 +683,8 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
     char why[300];
     if (mo->expose && expose_check(mo->expose, why, sizeof why) != 0)
         return runopts_errf(err, errlen, "--expose: %s", why);
-    return runopts_metrics_flags(mo->interval, mo->off, mo->url, ra->o.prom.url, &mo->interval_ns,
-                                 err, errlen);
+    return runopts_metrics_flags(mo->interval, mo->off, mo->url, ra->o.prom.url, mo->n_gpu_urls,
+                                 &mo->interval_ns, err, errlen);
 }
 
 /* The scraper (unless --no-metrics) and --expose, fed by the driver's

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "measure/expect.h"
 #include "util/util.h"
 
 #define EMB "openai-embeddings"
@@ -30,18 +31,51 @@ static int batch_flag(const char *v, struct workload *wl, char *err, size_t errl
     return 0;
 }
 
-/* A class or run SLO an answer without a stream cannot meet or miss: no
- * first token before the last, no token pace. where names it ("--slo",
- * "class \"x\"'s slo"), whose the run it is ("for openai-embeddings",
- * "with --no-stream"). */
+/* The one rule of which latencies an answer without a stream (--no-stream,
+ * openai-embeddings) has: E2E alone. There is no first token before the
+ * last (a TTFT would be E2E by another name), no token pace (TPOT, ITL).
+ * latency is "ttft", "tpot", "itl" or "e2e"; 1 when it has a meaning. */
+static int streamless_has(const char *latency)
+{
+    return strcmp(latency, "e2e") == 0;
+}
+
+/* Why a latency without a stream has none, after "NAME has no meaning
+ * WHOSE": shared by --slo and --expect. */
+#define STREAMLESS_WHY "(no stream: no first token before the last, no token pace)"
+
+/* A class or run SLO an answer without a stream cannot meet or miss
+ * (streamless_has). where names it ("--slo", "class \"x\"'s slo"),
+ * whose the run it is ("for openai-embeddings", "with --no-stream"). */
 static int slo_check(const struct slo *s, const char *where, const char *whose, char *err,
                      size_t errlen)
 {
-    if (s->ttft_ns || s->tpot_ns)
+    const char *bad = s->ttft_ns && !streamless_has("ttft")   ? "ttft"
+                      : s->tpot_ns && !streamless_has("tpot") ? "tpot"
+                                                              : NULL;
+    if (bad)
         return runopts_errf(err, errlen,
-                            "%s: %s has no meaning %s (no stream: no first token before the "
-                            "last, no token pace); judge it by e2e=",
-                            where, s->ttft_ns ? "ttft" : "tpot", whose);
+                            "%s: %s has no meaning %s " STREAMLESS_WHY "; judge it by e2e=", where,
+                            bad, whose);
+    return 0;
+}
+
+int runopts_expect_stream_check(const struct expect_set *ex, const struct run_config *cfg,
+                                char *err, size_t errlen)
+{
+    const char *whose = cfg->transport.api == OAI_API_EMBEDDINGS ? "for " EMB
+                        : !cfg->transport.stream                 ? "with --no-stream"
+                                                                 : NULL;
+    for (size_t i = 0; whose && i < ex->n; i++) {
+        const struct expect_item *it = &ex->item[i];
+        char latency[sizeof it->metric];
+        snprintf(latency, sizeof latency, "%.*s", (int)strcspn(it->metric, "_"), it->metric);
+        if (it->unit == EXPECT_NS && !streamless_has(latency))
+            return runopts_errf(err, errlen,
+                                "--expect: \"%s\": %s has no meaning %s " STREAMLESS_WHY
+                                "; judge it by e2e_",
+                                it->text, latency, whose);
+    }
     return 0;
 }
 

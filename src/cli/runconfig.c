@@ -471,6 +471,7 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
     info->prompt_salt = cfg->prompt_salt;
     info->prompt_salt_auto = cfg->prompt_salt_auto;
     info->interrupted = res->interrupted;
+    info->stop_reason = res->stop_reason;
     info->records_written = res->records_written;
     info->prompts = driver_prompts(cfg);
     if (slo_is_set(&cfg->slo)) {

@@ -378,14 +378,20 @@ int runopts_percent(const char *name, const char *v, double lo, double hi, doubl
     char num[64];
     size_t n = strlen(v);
     double x;
-    if (n > 0 && v[n - 1] == '%')
-        n--;
+    int sign = n > 0 && v[n - 1] == '%';
+    n -= (size_t)sign;
     if (n >= sizeof num || (memcpy(num, v, n), num[n] = '\0', ll_parse_double(num, &x)) != 0 ||
         !(x > lo) || x > hi)
         return runopts_errf(err, errlen,
                             "%s: expected a percentage %s %g and at most %g (e.g. 2%%), "
                             "got \"%s\"",
                             name, lo < 0 ? "from" : "above", lo < 0 ? 0.0 : lo, hi, v);
+    /* A bare 0.99 was meant as 99% far more often than as 0.99%: the
+     * flags once took it silently as the latter (an --attainment of
+     * 0.0099). A bare number up to 1 (not 0) must say which. */
+    if (!sign && x > 0 && x <= 1)
+        return runopts_errf(err, errlen, "%s: %s: a percentage; did you mean %g%%?%s", name, v,
+                            x * 100, x == 1 ? " (one percent is 1%)" : "");
     *out = x / 100;
     return 0;
 }
@@ -438,9 +444,25 @@ int runopts_gpu_url(const char *a, const char **urls, size_t *n, char *err, size
     return 0;
 }
 
-int runopts_metrics_flags(const char *interval, int off, const char *url, const char *prom_url,
-                          uint64_t *interval_ns, char *err, size_t errlen)
+int runopts_spend_check(const struct run_config *cfg, char *err, size_t errlen)
 {
+    uint64_t first;
+    if (!cfg->max_tokens_total || !driver_first_cost(cfg, &first) || first <= cfg->max_tokens_total)
+        return 0;
+    return runopts_errf(err, errlen,
+                        "--max-tokens-total: %llu is less than the first request alone (%llu "
+                        "prompt and max tokens): the spend guard would stop before sending "
+                        "anything",
+                        (unsigned long long)cfg->max_tokens_total, (unsigned long long)first);
+}
+
+int runopts_metrics_flags(const char *interval, int off, const char *url, const char *prom_url,
+                          size_t gpu_urls, uint64_t *interval_ns, char *err, size_t errlen)
+{
+    if (off && interval && !prom_url && !gpu_urls)
+        return runopts_errf(err, errlen,
+                            "--metrics-interval: has no effect with --no-metrics (it paces the "
+                            "scrapes, and --gpu-metrics' and --prometheus')");
     *interval_ns = SCRAPE_DEFAULT_INTERVAL_NS;
     if (interval && runopts_duration("--metrics-interval", interval, interval_ns, err,
                                      errlen) != 0)

@@ -24,6 +24,7 @@
 
 #include "cli/promopts.h"
 #include "driver/driver.h"
+#include "measure/expect.h"
 #include "measure/summary.h"
 #include "workload/dist.h"
 #include "workload/endpoints.h"
@@ -185,7 +186,8 @@ int runopts_duration_pos(const char *name, const char *v, uint64_t *out_ns, char
 int runopts_dist(const char *name, const char *v, enum dist_unit unit, int nonneg,
                  struct dist *out, char *err, size_t errlen);
 /* A percentage, "2" or "2%", in (lo, hi] (a negative lo: from 0), into
- * *out as a fraction (0.02). */
+ * *out as a fraction (0.02). A bare number above 0 and at most 1 ("0.99")
+ * is refused ("did you mean 99%?"): it needs its % ("0.99%"). */
 int runopts_percent(const char *name, const char *v, double lo, double hi, double *out, char *err,
                     size_t errlen);
 
@@ -202,13 +204,21 @@ int runopts_gpu_url(const char *a, const char **urls, size_t *n, char *err, size
  * LL_E_INVAL with the reason in err. run, replay and sweep take it. */
 int runopts_gpu_sampler(const char *a, int *smi, char *err, size_t errlen);
 
+/* --max-tokens-total refused when the first request alone asks for more
+ * (driver_first_cost): the spend guard would stop before anything is
+ * sent, and the run would measure nothing. run and replay call it once
+ * cfg is whole. 0 or LL_E_INVAL. */
+int runopts_spend_check(const struct run_config *cfg, char *err, size_t errlen);
+
 /* --metrics-interval (default SCRAPE_DEFAULT_INTERVAL_NS, at least
  * SCRAPE_MIN_INTERVAL_NS) into *interval_ns, and --metrics-url refused
  * when it is not http:// or https://, or beside --no-metrics or
- * --prometheus (prom_url: its URL, NULL when not given); run and sweep
- * take these flags. 0 or LL_E_INVAL. */
+ * --prometheus (prom_url: its URL, NULL when not given); an interval
+ * refused beside --no-metrics when nothing else takes it (--prometheus,
+ * gpu_urls > 0 --gpu-metrics URLs); run and sweep take these flags. 0 or
+ * LL_E_INVAL. */
 int runopts_metrics_flags(const char *interval, int off, const char *url, const char *prom_url,
-                          uint64_t *interval_ns, char *err, size_t errlen);
+                          size_t gpu_urls, uint64_t *interval_ns, char *err, size_t errlen);
 
 /* Zero cfg, with no records file and no sweep step yet (records_fd and
  * step -1): where every command's run_config starts. */
@@ -275,6 +285,14 @@ int runopts_workload_transport(const struct run_opts *o, uint64_t seed,
  * reason in err. */
 int runopts_embeddings_check(const struct run_opts *o, struct run_config *cfg, char *err,
                              size_t errlen);
+
+/* --expect's latency items a run without a stream (--no-stream, or
+ * --api openai-embeddings, cfg as built) cannot judge: E2E alone has a
+ * meaning there, as for --slo (embopts.c keeps the one rule). Refused up
+ * front, not after the whole run as "has no value". 0, or LL_E_INVAL with
+ * the reason in err. */
+int runopts_expect_stream_check(const struct expect_set *ex, const struct run_config *cfg,
+                                char *err, size_t errlen);
 
 /* The first flag given that --api openai-embeddings cannot use, named with
  * the reason (part of runopts_embeddings_check, which needs the workload;

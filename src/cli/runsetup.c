@@ -21,6 +21,7 @@
 #include "cli/shard.h"
 #include "http/fetch.h"
 #include "measure/results.h"
+#include "measure/statushint.h"
 #include "measure/verdict.h"
 #include "metrics/energy.h"
 #include "metrics/promsource.h"
@@ -80,10 +81,9 @@ static const char *probe_hint(long status, int tls_failed, int list_over)
     if (status == 0)
         return "is the server up at that address?";
     if (status == 404)
-        return "is --url the API's base, such as http://HOST:PORT/v1? a server without "
-               "/models: pass --model";
-    if (status == 401 || status == 403)
-        return "does it need a key? --api-key-env VAR sends $VAR, -H adds a header";
+        return STATUS_HINT_BASE " a server without /models: pass --model";
+    if (status_cause_of((int)status) == STATUS_CAUSE_AUTH)
+        return STATUS_HINT_AUTH;
     if (status == 407)
         return "the proxy in the environment wants credentials: "
                "http_proxy=http://USER:PASSWORD@HOST:PORT";
@@ -562,15 +562,6 @@ int run_setup_wait_ready(const struct run_config *cfg, uint64_t timeout_ns, char
     return LL_E_AGAIN;
 }
 
-int run_exit_combine(int a, int b)
-{
-    if (a == LL_EXIT_INTR || b == LL_EXIT_INTR)
-        return LL_EXIT_INTR;
-    if (!a || !b)
-        return a ? a : b;
-    return LL_MIN(a, b);
-}
-
 int run_setup_stopped(struct run_setup *rs, const char *phase)
 {
     if (rs->stopped_in)
@@ -852,26 +843,7 @@ int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info
     if (wrc != 0)
         ll_errorf("%s", err);
     run_setup_stopped(rs, "summary");
-    int code = info->invalid ? LL_EXIT_FAIL : LL_EXIT_OK;
-    if (res->records_lost)
-        ll_errorf("%llu records could not be written to %s/requests.jsonl (see above); "
-                  "the results are incomplete",
-                  (unsigned long long)res->records_lost, dir);
-    if (res->records_lost || wrc != 0)
-        code = run_exit_combine(code, LL_EXIT_RUNTIME);
-    /* A request the workload cancelled on purpose (--cancel-after) did
-     * what was asked of it: a run of nothing else has not failed. */
-    uint64_t failed = res->stats.completed - res->stats.by_kind[REC_CANCELLED];
-    if (failed && res->stats.by_kind[REC_OK] == 0 && !rs->stopped_in) {
-        ll_errorf("no request succeeded: all %llu of the window failed (errors by kind above)",
-                  (unsigned long long)failed);
-        code = run_exit_combine(code, LL_EXIT_NO_OK);
-    }
-    /* INVALID (1) wins over a failed --expect (7): the lowest wins. */
-    if (info->expect_failed)
-        code = run_exit_combine(code, LL_EXIT_EXPECT);
-    if (rs->stopped_in)
-        code = LL_EXIT_INTR;
+    int code = run_exit_status(rs, info, wrc != 0);
     json_t *o = json_object();
     json_object_set_new(o, "exit_status", json_integer(code));
     json_object_set_new(o, "invalid", json_boolean(info->invalid));

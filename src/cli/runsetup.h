@@ -87,6 +87,14 @@ struct run_setup {
  * non-zero (../shared/DESIGN.md, "Exit statuses"). */
 int run_exit_combine(int a, int b);
 
+/* The exit status of a run or replay that ended (runexit.c), each reason
+ * said on stderr in one line: INVALID (1), records lost or a summary.json
+ * not written (summary_failed 1) (3), no request of the window ok, or
+ * none in the window at all (6, with summary_empty_why's cause), a failed
+ * --expect (7), combined by run_exit_combine; 130 when a stop signal came. */
+int run_exit_status(const struct run_setup *rs, const struct summary_info *info,
+                    int summary_failed);
+
 /* Raise the descriptor limit (runopts_raise_nofile), ignore SIGPIPE,
  * block SIGINT and SIGTERM, initialise libcurl, build the request headers
  * (the API key from the environment, -H lines), ask BASE/models and pick

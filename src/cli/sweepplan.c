@@ -568,8 +568,8 @@ static int build_plan(const struct run_opts *o, const struct sweep_opts *so, str
     if (o->grace && runopts_duration("--grace", o->grace, &cfg->grace_ns, err, errlen) != 0)
         return LL_E_INVAL;
     int rc = runopts_workload_transport(o, seed, cfg, err, errlen);
-    if (rc != 0)
-        return rc;
+    if (rc != 0 || runopts_expect_stream_check(&set->expect, cfg, err, errlen) != 0)
+        return rc ? rc : LL_E_INVAL;
     /* The flags that judge against an SLO need one: --slo, or a class's
      * own (a file of two classes or more, which the sweep breaks out). */
     const struct wl_file *wf = cfg->workload.classes;
@@ -601,5 +601,5 @@ int sweep_flags(int argc, char **argv, struct run_opts *o, struct sweep_opts *so
     if (build_plan(o, so, cfg, p, set, err, errlen) != 0)
         return LL_E_INVAL;
     return runopts_metrics_flags(so->metrics_interval, so->no_metrics, so->metrics_url, o->prom.url,
-                                 metrics_interval_ns, err, errlen);
+                                 so->n_gpu_urls, metrics_interval_ns, err, errlen);
 }

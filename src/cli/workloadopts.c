@@ -108,11 +108,13 @@ static int runopts_workload_files(const struct run_opts *o, struct workload *wl,
             return runopts_errf(err, errlen,
                                 "--calibrate and --calibration: pick one (a fit "
                                 "made now, or one from a file)");
-        if (o->dataset)
-            return runopts_errf(err, errlen,
-                                "--calibrate: --dataset prompts are sent "
-                                "verbatim; there is nothing to scale");
     }
+    /* A fit scales llmload's words; a dataset's text goes as it is. */
+    if ((o->calibrate || o->calibration) && o->dataset)
+        return runopts_errf(err, errlen,
+                            "--%s: --dataset prompts are sent verbatim; there is nothing "
+                            "to scale",
+                            o->calibrate ? "calibrate" : "calibration");
     struct empirical *e = NULL;
     if (o->lengths) {
         if (o->workload)
@@ -333,6 +335,16 @@ int runopts_workload(const struct run_opts *o, uint64_t seed, struct run_config 
             ll_errorf("%s", warn);
         }
     }
+    /* The cap refuses open-loop arrivals; a closed loop's users and a
+     * session's turns each wait for their answer, and no cap reads them. */
+    if (o->max_inflight && cfg->mode == LOAD_CLOSED)
+        return runopts_errf(err, errlen,
+                            "--max-inflight: has no effect with --users (each user waits for "
+                            "its answer: at most --users in flight); it caps --rate's arrivals");
+    if (o->max_inflight && cfg->mode == LOAD_SESSIONS)
+        return runopts_errf(err, errlen,
+                            "--max-inflight: has no effect with --sessions; it caps --rate's "
+                            "arrivals");
     if (o->max_inflight && runopts_count_upto("--max-inflight", o->max_inflight, 10000000,
                                               &cfg->max_inflight, err, errlen) != 0)
         return LL_E_INVAL;

@@ -233,8 +233,9 @@ void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst
  * goes, the driver judges the first SUMMARY_PROMPT_FIRST ok responses that
  * report the server's count (all of them when fewer come) and, when they
  * are off by more than SUMMARY_PROMPT_OFF, or every one of the first
- * SUMMARY_PROMPT_FIRST requests failed with a 4xx without a calibration,
- * says so on stderr, once per process (a sweep's steps say it once). The
+ * SUMMARY_PROMPT_FIRST requests failed with a 400, 413 or 422 without a
+ * calibration (or with a 401/403, or a 404/405, whatever the prompts:
+ * summary_status_warning), says so on stderr, once per process (a sweep's steps say it once). The
  * summary says it again, over every request. */
 enum summary_prompts driver_prompts(const struct run_config *cfg);
 
@@ -255,6 +256,15 @@ void driver_result_free(struct driver_result *res);
  * is taken and no worker starts. Returns 0,
  * or LL_E_* with a reason in err when the run could not start. */
 int driver_run(const struct run_config *cfg, struct driver_result *res, char *err, size_t errlen);
+
+/* What the spend guard prices the first request cfg offers at: its
+ * prompt, image and max tokens, into *tokens (the first arrival of an
+ * open loop, bursts included; a trace's first line; the first request of
+ * a closed loop's first user, or of the first session). Returns 1, or 0
+ * when the schedule offers nothing (*tokens 0). A --max-tokens-total
+ * below it stops offering before anything is sent, so the flags refuse
+ * it. Pure: draws nothing the run would not. */
+int driver_first_cost(const struct run_config *cfg, uint64_t *tokens);
 
 /* Write the open-loop schedule (index, sched_ns, prompt_tokens, max_tokens
  * per line) that cfg would offer, to path: with shards, this shard's part

@@ -14,6 +14,7 @@
 
 #include "measure/hist.h"
 #include "measure/record.h"
+#include "measure/statushint.h"
 
 /* A live view of a run in progress, for a caller that publishes it while
  * the run goes (llmload run --expose, the scraper's origin). Counters are
@@ -51,6 +52,7 @@ struct progress_counters {
     _Atomic uint64_t out_tokens;                /* output tokens of finished requests */
     _Atomic uint32_t inflight;                  /* this worker's requests in the system */
     _Atomic uint64_t kind[REC_KIND_COUNT];      /* finished requests by kind */
+    _Atomic uint64_t cause4xx[STATUS_CAUSES];   /* of them http_4xx, by status_cause_of */
     /* ok requests that reported the server's prompt count, and the sums
      * of their requested and counted prompt tokens (the driver's prompt
      * check, measure/summary.h) */
@@ -110,6 +112,9 @@ static inline void progress_count_done(struct progress_counters *pc, const struc
         atomic_fetch_add_explicit(&pc->failed, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&pc->out_tokens, r->output_tokens, memory_order_relaxed);
     atomic_fetch_add_explicit(&pc->kind[r->kind], 1, memory_order_relaxed);
+    if (r->kind == REC_HTTP_4XX)
+        atomic_fetch_add_explicit(&pc->cause4xx[status_cause_of(r->http_status)], 1,
+                                  memory_order_relaxed);
     if (r->kind == REC_OK && r->prompt_tokens_server >= 0 && r->prompt_tokens > 0) {
         atomic_fetch_add_explicit(&pc->usage_requested, r->prompt_tokens, memory_order_relaxed);
         atomic_fetch_add_explicit(&pc->usage_server, (uint64_t)r->prompt_tokens_server,

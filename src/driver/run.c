@@ -414,14 +414,19 @@ enum summary_prompts driver_prompts(const struct run_config *cfg)
 /* The prompt check (driver_prompts): judge once the first
  * SUMMARY_PROMPT_FIRST ok responses with a prompt count are in, or the
  * first SUMMARY_PROMPT_FIRST requests all failed with a 4xx, or at the end
- * (final) on what came; warn on stderr when it fails, once per process. */
+ * (final) on what came; warn on stderr when it fails, once per process.
+ * When every one of those failed with a 4xx, the status says which
+ * warning: a 400, 413 or 422 the prompts' (llmload's words without a
+ * calibration), a 401 or 403 a key's and a 404 or 405 the URL's
+ * (summary_status_warning), whatever the prompts were. */
 static void supervise_prompts(struct driver *d, struct supervisor *sv, int final)
 {
     static atomic_int said;
     enum summary_prompts prompts = driver_prompts(d->cfg);
-    if (sv->prompts_judged || prompts == SUMMARY_PROMPTS_OTHER)
+    if (sv->prompts_judged)
         return;
     uint64_t n = 0, req = 0, srv = 0, done = 0, ok = 0, k4xx = 0;
+    uint64_t cause[STATUS_CAUSES] = {0};
     for (uint32_t i = 0; i < d->started; i++) {
         struct progress_counters *pc = d->pcs[i];
         n += atomic_load_explicit(&pc->usage_n, memory_order_acquire);
@@ -430,16 +435,20 @@ static void supervise_prompts(struct driver *d, struct supervisor *sv, int final
         done += atomic_load_explicit(&pc->done, memory_order_relaxed);
         ok += atomic_load_explicit(&pc->kind[REC_OK], memory_order_relaxed);
         k4xx += atomic_load_explicit(&pc->kind[REC_HTTP_4XX], memory_order_relaxed);
+        for (size_t c = 0; c < STATUS_CAUSES; c++)
+            cause[c] += atomic_load_explicit(&pc->cause4xx[c], memory_order_relaxed);
     }
     char msg[512] = "";
+    int embeddings = d->cfg->transport.api == OAI_API_EMBEDDINGS;
     if (n >= SUMMARY_PROMPT_FIRST || (final && n > 0)) {
-        if (summary_prompt_off(req, srv))
-            summary_prompt_warning(msg, sizeof msg, req, srv, n, prompts,
-                                   d->cfg->transport.api == OAI_API_EMBEDDINGS);
+        if (prompts != SUMMARY_PROMPTS_OTHER && summary_prompt_off(req, srv))
+            summary_prompt_warning(msg, sizeof msg, req, srv, n, prompts, embeddings);
     } else if (ok == 0 && k4xx == done && (done >= SUMMARY_PROMPT_FIRST || (final && done))) {
-        if (prompts == SUMMARY_PROMPTS_SYNTHETIC)
-            summary_prompt_4xx_warning(msg, sizeof msg, done,
-                                       d->cfg->transport.api == OAI_API_EMBEDDINGS);
+        if (cause[STATUS_CAUSE_LENGTH] == done && prompts == SUMMARY_PROMPTS_SYNTHETIC)
+            summary_prompt_4xx_warning(msg, sizeof msg, done, embeddings);
+        for (size_t c = 0; c < STATUS_CAUSES && !msg[0]; c++)
+            if (cause[c] == done)
+                summary_status_warning(msg, sizeof msg, done, (enum status_cause)c);
     } else if (!final) {
         return;
     }
@@ -745,6 +754,27 @@ void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst
         out->prompt_tokens = b->prompt_tokens;
     if (b && b->output_tokens)
         out->max_tokens = b->output_tokens;
+}
+
+int driver_first_cost(const struct run_config *cfg, uint64_t *tokens)
+{
+    struct req_spec s;
+    *tokens = 0;
+    if (cfg->trace) {
+        replay_spec(cfg->trace, 0, cfg->workload.ignore_eos, &cfg->workload.calib, &s);
+    } else if (cfg->mode == LOAD_OPEN || cfg->mode == LOAD_CAPPED) {
+        struct offer_src src;
+        uint64_t i, off;
+        const struct burst *b;
+        offer_src_init(&src, cfg);
+        if (!offer_src_next(&src, cfg, &i, &off, &b))
+            return 0;
+        offer_spec(cfg, i, b, &s);
+    } else {
+        workload_spec(&cfg->workload, 0, &s);
+    }
+    *tokens = (uint64_t)s.prompt_tokens + s.image_tokens + s.max_tokens;
+    return 1;
 }
 
 int driver_dump_schedule(const struct run_config *cfg, const char *path, char *err, size_t errlen)

@@ -216,6 +216,8 @@ void stats_add_record(struct stats *s, const struct record *r)
     s->late_known += r->late_ns != LL_NO_TIME;
     if ((unsigned)r->kind < REC_KIND_COUNT) {
         s->by_kind[r->kind]++;
+        if (r->kind == REC_HTTP_4XX)
+            s->by_4xx_cause[status_cause_of(r->http_status)]++;
         if (r->kind != REC_OK && s->sample[r->kind][0] == '\0')
             stats_sample_copy(s->sample[r->kind], r->detail, sizeof r->detail);
     }
@@ -341,6 +343,8 @@ void stats_merge(struct stats *dst, const struct stats *src)
         if (dst->sample[k][0] == '\0')
             memcpy(dst->sample[k], src->sample[k], sizeof dst->sample[k]);
     }
+    for (size_t c = 0; c < STATUS_CAUSES; c++)
+        dst->by_4xx_cause[c] += src->by_4xx_cause[c];
     dst->prompt_tokens += src->prompt_tokens;
     dst->output_tokens += src->output_tokens;
     dst->output_tokens_failed += src->output_tokens_failed;

@@ -30,6 +30,7 @@
 
 #include "measure/hist.h"
 #include "measure/record.h"
+#include "measure/statushint.h"
 
 /* One point of a load point's in-flight time series (the driver samples
  * it; the sweep judges steadiness from it). */
@@ -67,6 +68,9 @@ struct stats {
     uint64_t sent;                  /* requests handed to the transport (driver sets) */
     uint64_t completed;             /* records added, any kind */
     uint64_t by_kind[REC_KIND_COUNT]; /* records per kind */
+    /* The http_4xx records by what their status can mean
+     * (status_cause_of): the advice when every request failed with one. */
+    uint64_t by_4xx_cause[STATUS_CAUSES];
 
     struct hist *ttft;              /* ns, first - sched, ok records */
     struct hist *ttft_server;       /* ns, first - sent, ok records */

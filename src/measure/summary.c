@@ -187,6 +187,23 @@ void summary_prompt_4xx_warning(char *buf, size_t len, uint64_t n, int embedding
                           "run with `--calibrate auto` (docs/workload.md)");
 }
 
+void summary_status_warning(char *buf, size_t len, uint64_t n, enum status_cause c)
+{
+    const char *hint = status_cause_hint(c);
+    buf[0] = '\0';
+    if (hint)
+        snprintf(buf, len, "all %" PRIu64 " requests failed with a %s: %s", n,
+                 c == STATUS_CAUSE_AUTH ? "401 or 403" : "404 or 405", hint);
+}
+
+void summary_status_note(char *buf, size_t len, const struct stats *s)
+{
+    buf[0] = '\0';
+    for (size_t c = 0; c < STATUS_CAUSES && s->completed > 0; c++)
+        if (s->by_4xx_cause[c] == s->completed)
+            summary_status_warning(buf, len, s->completed, (enum status_cause)c);
+}
+
 void summary_prompt_note(char *buf, size_t len, const struct stats *s, enum summary_prompts prompts,
                          int *warning)
 {
@@ -198,7 +215,7 @@ void summary_prompt_note(char *buf, size_t len, const struct stats *s, enum summ
         summary_prompt_warning(buf, len, s->prompt_usage_requested, s->prompt_usage_server, n,
                                prompts, stats_embeddings(s));
     } else if (prompts == SUMMARY_PROMPTS_SYNTHETIC && s->completed > 0 &&
-               s->by_kind[REC_HTTP_4XX] == s->completed) {
+               s->by_4xx_cause[STATUS_CAUSE_LENGTH] == s->completed) {
         *warning = 1;
         summary_prompt_4xx_warning(buf, len, s->completed, stats_embeddings(s));
     } else if (s->prompt_mismatch > 0 && n > 0) {
@@ -359,42 +376,57 @@ static void summary_print_finish(FILE *f, const struct stats *s)
     fprintf(f, "; cut short %" PRIu64 "\n", s->cut_short);
 }
 
-/* Why a window nothing came due in is empty, and what to change. With no
- * record at all, nothing came due: a short run at a low rate can draw its
- * first arrival past its end (seed 1's first Poisson gap is 4.97 mean
- * gaps: --rate 2 --duration 2s schedules none). With records, every one
- * came due in the warm-up or was cold (--requests 3 --warmup 2s at
- * 20/s): "none came due" and "give --requests N" would both be wrong. */
-static void summary_print_empty_why(FILE *f, const struct summary_info *info)
+/* With no record at all, nothing came due: a short run at a low rate can
+ * draw its first arrival past its end (seed 1's first Poisson gap is 4.97
+ * mean gaps: --rate 2 --duration 2s schedules none), unless the spend
+ * guard stopped offering first. With records, every one came due in the
+ * warm-up or was cold (--requests 3 --warmup 2s at 20/s): "none came due"
+ * and "give --requests N" would both be wrong. */
+void summary_empty_why(char *buf, size_t len, const struct summary_info *info)
 {
+    if (info->stop_reason && info->stop_reason[0]) {
+        const char *r = info->stop_reason, *guard = "spend guard: ";
+        if (strncmp(r, guard, strlen(guard)) == 0)
+            r += strlen(guard);
+        snprintf(buf, len,
+                 "the spend guard stopped offering before a request came due in the window "
+                 "(%s): raise --max-tokens-total",
+                 r);
+        return;
+    }
     if (info->records_written == 0) {
-        fprintf(f, " (none came due in the window: lengthen --duration, or give --requests N)");
+        snprintf(buf, len,
+                 "none came due in the window, the rate too low for its length: "
+                 "lengthen --duration, raise the rate, or give --requests N");
         return;
     }
     int warm = info->warmup_ns > 0, cold = info->cold_requests > 0;
     char w[16];
     ll_fmt_duration(info->warmup_ns, w, sizeof w);
-    fprintf(f,
-            " (%" PRIu64 " came due, all %s%s%s, which no figure counts: %s, or lengthen the run)",
-            info->records_written, warm ? "in the " : "", warm ? w : "",
-            warm && cold ? " warm-up or cold (--cold-start)"
-            : warm       ? " warm-up"
-                         : "cold (--cold-start)",
-            warm && cold ? "shorten --warmup or lower --cold-start"
-            : warm       ? "shorten --warmup"
-                         : "lower --cold-start");
+    snprintf(buf, len,
+             "%" PRIu64 " came due, all %s%s%s, which no figure counts: %s, or lengthen the run",
+             info->records_written, warm ? "in the " : "", warm ? w : "",
+             warm && cold ? " warm-up or cold (--cold-start)"
+             : warm       ? " warm-up"
+                          : "cold (--cold-start)",
+             warm && cold ? "shorten --warmup or lower --cold-start"
+             : warm       ? "shorten --warmup"
+                          : "lower --cold-start");
 }
 
 /* The requests line. A window nothing came due in says so, and what to
- * change (summary_print_empty_why): a table of dashes alone reads like a
+ * change (summary_empty_why): a table of dashes alone reads like a
  * fault. */
 static void summary_print_requests(FILE *f, const struct stats *s, const struct summary_info *info)
 {
     uint64_t failed = stats_failed(s), cancelled = s->by_kind[REC_CANCELLED];
     fprintf(f, "requests: scheduled %" PRIu64 ", sent %" PRIu64 ", ok %" PRIu64 ", failed %" PRIu64,
             s->scheduled, s->sent, s->by_kind[REC_OK], failed);
-    if (s->scheduled == 0 && !info->interrupted)
-        summary_print_empty_why(f, info);
+    if (s->scheduled == 0 && !info->interrupted) {
+        char why[400];
+        summary_empty_why(why, sizeof why, info);
+        fprintf(f, " (%s)", why);
+    }
     /* The client's own cancellations are not errors: say what the error
      * rate (--expect's, compare's) is over. */
     if (cancelled > 0 && stats_let_end(s) == 0)
@@ -694,6 +726,9 @@ static void summary_print_throughput(FILE *f, const struct stats *s,
     summary_prompt_note(note, sizeof note, s, info->prompts, &warning);
     if (note[0])
         summary_wrap(f, warning ? "warning: " : "            note: ", note);
+    summary_status_note(note, sizeof note, s);
+    if (note[0])
+        summary_wrap(f, "warning: ", note);
 
     double rate = summary_rate((double)s->win_completed, w);
     double e2e_s = summary_mean_ns(s->all_e2e_sum_ns, s->all_e2e_count) / 1e9;

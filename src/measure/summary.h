@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "measure/stats.h"
+#include "measure/statushint.h"
 #include "measure/verdict.h"
 
 /* The schema name written as summary.json's "schema". Bumped on any change
@@ -47,9 +48,10 @@ int summary_prompt_off(uint64_t requested, uint64_t server);
 void summary_prompt_warning(char *buf, size_t len, uint64_t requested, uint64_t server, uint64_t n,
                             enum summary_prompts prompts, int embeddings);
 
-/* The warning when every request of n failed with a 4xx and the prompts
- * were llmload's words without a calibration: the prompts may be longer
- * on the server than asked. embeddings 1 (--api openai-embeddings): the
+/* The warning when every request of n failed with a 400, 413 or 422 (a
+ * status a prompt's length can cause, measure/statushint.h) and the
+ * prompts were llmload's words without a calibration: the prompts may be
+ * longer on the server than asked. embeddings 1 (--api openai-embeddings): the
  * advice names calibrate's completions fit, whose prompts carry no chat
  * template, as an embedding's input carries none (and --calibrate auto,
  * which it refuses, is not offered); the warning above likewise. */
@@ -57,11 +59,23 @@ void summary_prompt_4xx_warning(char *buf, size_t len, uint64_t n, int embedding
 
 /* The summary's line about the server's prompt count (no "note:" or
  * "warning:" in it): the warning above when prompts are off or every
- * request failed with a 4xx (*warning = 1), else a note of how many
+ * request failed with a 400, 413 or 422 (*warning = 1), else a note of how many
  * differed and by how much (*warning = 0); "" when there is nothing to
  * say. */
 void summary_prompt_note(char *buf, size_t len, const struct stats *s, enum summary_prompts prompts,
                          int *warning);
+
+/* The warning when every one of n requests failed with a 4xx of cause c
+ * (measure/statushint.h), which no prompt length explains: "all 3
+ * requests failed with a 404 or 405: is --url the API's base, ...". ""
+ * for a length's cause (summary_prompt_4xx_warning's) and any other.
+ * The driver's warning during a run and the summary's are this text. */
+void summary_status_warning(char *buf, size_t len, uint64_t n, enum status_cause c);
+
+/* summary_status_warning over s: "" unless every record of s is an
+ * http_4xx and their statuses share a cause. Printed as a warning, and
+ * summary.json's "status_warning". */
+void summary_status_note(char *buf, size_t len, const struct stats *s);
 
 /* Facts about the run that the stats cannot know; the driver fills it.
  * Strings are borrowed and may be NULL (printed as "-", written as null). */
@@ -127,6 +141,8 @@ struct summary_info {
     uint64_t prompt_salt;
     int prompt_salt_auto;
     int interrupted;            /* 1: stopped by a signal, partial results */
+    const char *stop_reason;    /* why offering stopped early (the spend guard), NULL or
+                                 * "" when it did not */
     uint64_t records_written;   /* lines in requests.jsonl */
     const char *slo;            /* canonical SLO spec, NULL when none: goodput is printed */
     int slo_by_class;           /* 1: a traffic class has its own SLO, so goodput and
@@ -282,6 +298,13 @@ void summary_print(FILE *f, const struct stats *s,
 /* Build the summary.json object of s and info (schema SUMMARY_SCHEMA).
  * Caller owns the reference (json_decref). Aborts on out of memory. */
 json_t *summary_json(const struct stats *s, const struct summary_info *info);
+
+/* Why a window that nothing came due in (s->scheduled 0, not
+ * interrupted) is empty, and what to change, into buf: the spend guard
+ * stopped offering first, every request came due in the warm-up or was
+ * cold, or none came due at all (the rate too low for the run's length).
+ * The summary's requests line and the run's exit line say it. */
+void summary_empty_why(char *buf, size_t len, const struct summary_info *info);
 
 /* summary.json's object for one latency histogram h (latency_ns.NAME):
  * count, min, the percentiles, max, mean, overflow and the histogram's

@@ -143,6 +143,8 @@ static void summary_header_json(json_t *root, const struct stats *s,
     int warning;
     summary_prompt_note(note, sizeof note, s, info->prompts, &warning);
     jset(root, "prompt_warning", warning ? jstr(note) : json_null());
+    summary_status_note(note, sizeof note, s);
+    jset(root, "status_warning", note[0] ? jstr(note) : json_null());
     jset(root, "steady", info->steady_judged ? json_boolean(info->steady) : json_null());
     jset(root, "steady_warning",
          info->steady_warning[0] ? jstrn(info->steady_warning, sizeof(info->steady_warning))

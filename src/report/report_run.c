@@ -223,8 +223,9 @@ static void run_banners(struct strbuf *b, const json_t *sum)
                    "CLOSED LOOP: each user waits for its response before sending again, "
                    "so latencies exclude the wait a real user would see under overload.",
                    NULL);
-    static const char *const warnings[] = {"steady_warning", "lateness_warning",
-                                           "cut_short_warning", "cache_warning", "prompt_warning"};
+    static const char *const warnings[] = {"steady_warning",    "lateness_warning",
+                                           "cut_short_warning", "cache_warning",
+                                           "prompt_warning",    "status_warning"};
     for (size_t i = 0; i < LL_ARRAY_LEN(warnings); i++)
         run_banner(b, "closed", NULL, jstr(sum, warnings[i]));
 }

@@ -649,6 +649,38 @@ static void test_all_4xx_uncalibrated(void **state)
     harness_sim_teardown(NULL);
 }
 
+/* (f) A --url without the API's base path (/v2 where the sim serves
+ * /v1): every request gets a 404, which no prompt length causes. The run
+ * must not blame the tokenizer: neither stderr, stdout nor summary.json
+ * says "calibrat", and the warning names --url. */
+static void test_all_404_names_url(void **state)
+{
+    char url[200], res[600];
+    harness_sim_v1_start(url, sizeof url, (const char *const[]){"--profile", "instant", NULL});
+    snprintf(url, sizeof url, "%s/v2", harness_cur_sim.url);
+    harness_tmp_path(res, sizeof res, "r");
+    const char *rargs[] = {"run",         "--url",        url,          "--out", res,
+                           "--rate",      "200",          "--requests", "24",    "--model",
+                           "llmload-sim", "--no-metrics", NULL};
+    char *e = NULL;
+    char *o = harness_run_expect(rargs, 60, 6, &e);
+    if (strstr(e, "calibrat") || strstr(o, "calibrat"))
+        fail_msg("a 404 blamed on the tokenizer:\n%s\n%s", o, e);
+    assert_int_equal(count_of(e, "warning: all 24 requests failed with a 404 or 405: is --url "
+                                 "the API's base"),
+                     1);
+    assert_non_null(strstr(o, "warning: all 24 requests failed with a 404 or 405"));
+    json_t *sj = harness_summary_load(res);
+    assert_true(harness_is_null(sj, "prompt_warning"));
+    const char *w = harness_sval(sj, "status_warning");
+    if (!strstr(w, "--url") || strstr(w, "calibrat"))
+        fail_msg("summary.json status_warning: %s", w);
+    json_decref(sj);
+    free(o);
+    free(e);
+    harness_sim_teardown(NULL);
+}
+
 /* The fraction of records whose prompt_tokens_server is within `within`
  * of prompt_tokens, and the ratio of the sums. All must be ok. */
 static double agreement(const char *res, double within, double *ratio, size_t *n)
@@ -1072,6 +1104,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_calibrate_sim, harness_sim_teardown)
              cmocka_unit_test_teardown(test_calibrated_run_bytes2, teardown_all),
              cmocka_unit_test_teardown(test_prompt_warning_bytes2, teardown_all),
              cmocka_unit_test_teardown(test_all_4xx_uncalibrated, teardown_all),
+             cmocka_unit_test_teardown(test_all_404_names_url, teardown_all),
              cmocka_unit_test_teardown(test_calibrate_auto, teardown_all),
              cmocka_unit_test_teardown(test_calibrated_short_prompts, teardown_all),
              cmocka_unit_test_teardown(test_replay_calibrated, teardown_all),

@@ -237,7 +237,31 @@ static void test_dataset_sharegpt(void **state)
     check_dataset(SHAREGPT, "11", 11);
 }
 
-HARNESS_MAIN(cmocka_unit_test_teardown(test_empirical_columns, harness_sim_teardown),
+/* Flags that were taken and ignored: a calibration beside a dataset
+ * (whose prompts go verbatim), --max-inflight in a closed loop or
+ * sessions (the run had 2 in flight under a cap of 1), --metrics-interval
+ * with --no-metrics and nothing else to pace. Each is refused, exit 2,
+ * before anything is sent (nothing listens on port 9). */
+static void test_ignored_flags_refused(void **state)
+{
+    (void)state;
+#define NOWHERE "--url", "http://127.0.0.1:9/v1"
+    HARNESS_EXPECT_USAGES(
+        {{"run", NOWHERE, "--rate", "1", "--calibration", "fit.json", "--dataset", SHAREGPT},
+         "--calibration: --dataset prompts are sent verbatim; there is nothing to scale"},
+        {{"run", NOWHERE, "--users", "2", "--max-inflight", "1"},
+         "--max-inflight: has no effect with --users"},
+        {{"run", NOWHERE, "--sessions", "2", "--max-inflight", "1"},
+         "--max-inflight: has no effect with --sessions"},
+        {{"run", NOWHERE, "--rate", "1", "--metrics-interval", "2s", "--no-metrics"},
+         "--metrics-interval: has no effect with --no-metrics"},
+        {{"sweep", NOWHERE, "--rates", "1", "--metrics-interval", "2s", "--no-metrics"},
+         "--metrics-interval: has no effect with --no-metrics"});
+#undef NOWHERE
+}
+
+HARNESS_MAIN(cmocka_unit_test(test_ignored_flags_refused),
+             cmocka_unit_test_teardown(test_empirical_columns, harness_sim_teardown),
              cmocka_unit_test_teardown(test_empirical_pairs, harness_sim_teardown),
              cmocka_unit_test_teardown(test_dataset_jsonl, harness_sim_teardown),
              cmocka_unit_test_teardown(test_dataset_sharegpt, harness_sim_teardown))

@@ -267,6 +267,32 @@ static int teardown(void **state)
     return 0;
 }
 
+/* An --expect latency a run without a stream has no value for (TTFT,
+ * TPOT, ITL: --no-stream or openai-embeddings; the rule --slo keeps) was
+ * taken, the whole run made, and then exit 7 "has no value": refused up
+ * front, exit 2 with the --expect item named, before any request (nothing
+ * listens on port 9: a connection error would mean it went on). */
+static void test_expect_streamless(void **state)
+{
+    (void)state;
+#define NOWHERE "--url", "http://127.0.0.1:9/v1"
+    HARNESS_EXPECT_USAGES(
+        {{"run", NOWHERE, "--rate", "1", "--no-stream", "--expect", "tpot_p99<50ms"},
+         "--expect: \"tpot_p99<50ms\": tpot has no meaning with --no-stream (no stream: no "
+         "first token before the last, no token pace); judge it by e2e_"},
+        {{"run", NOWHERE, "--rate", "1", "--no-stream", "--expect", "e2e_p99<2s,itl_p50<5ms"},
+         "--expect: \"itl_p50<5ms\": itl has no meaning with --no-stream"},
+        {{"run", NOWHERE, "--rate", "1", "--no-stream", "--expect", "ttft_p90<1s"},
+         "--expect: \"ttft_p90<1s\": ttft has no meaning with --no-stream"},
+        {{"run", NOWHERE, "--rate", "1", "--api", "openai-embeddings", "--expect", "ttft_p99<1s"},
+         "--expect: \"ttft_p99<1s\": ttft has no meaning for openai-embeddings"},
+        {{"sweep", NOWHERE, "--rates", "1", "--no-stream", "--slo", "e2e=1s", "--expect",
+          "tpot_p99<50ms"},
+         "--expect: \"tpot_p99<50ms\": tpot has no meaning with --no-stream"});
+#undef NOWHERE
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_run_expect, teardown),
+             cmocka_unit_test(test_expect_streamless),
              cmocka_unit_test_teardown(test_run_expect_invalid_wins, teardown),
              cmocka_unit_test_teardown(test_sweep_expect, teardown))

@@ -564,25 +564,34 @@ static void test_probe_failure_hint(void **state)
 }
 
 /* A window nothing came due in: seed 1's first Poisson arrival at 1/s is
- * at 4.97 s, past a 1 s run. The requests line says none came due and
- * what to change, summary.json counts 0 scheduled, and the run is not an
- * error (exit 0: nothing failed). */
+ * at 4.97 s, past a 1 s run (and at 0.1/s past it too, the review's
+ * case). The requests line says none came due and what to change,
+ * summary.json counts 0 scheduled, and the run measured nothing: exit 6
+ * with the cause on stderr, so a CI gate does not pass on it. */
 static void test_empty_window_said(void **state)
 {
-    harness_cur_sim_start(NULL);
-    const char *args[] = {"--rate", "1", "--duration", "1s", "--seed", "1", "--no-metrics", NULL};
-    int status = -1;
-    char *out = NULL, *err = NULL;
-    char *dir = harness_run_against_sim("run", NULL, args, 30, &status, &out, &err);
-    assert_int_equal(status, 0);
-    HARNESS_HAS(out, "requests: scheduled 0, sent 0, ok 0, failed 0 (none came due in the "
-                     "window: lengthen --duration, or give --requests N)\n");
-    json_t *sum = harness_summary_load(dir);
-    assert_int_equal(harness_num(sum, "requests.scheduled"), 0);
-    json_decref(sum);
-    free(out);
-    free(err);
-    harness_results_free(dir);
+    const char *rates[] = {"1", "0.1"};
+    for (size_t i = 0; i < 2; i++) {
+        harness_cur_sim_start(NULL);
+        const char *args[] = {"--rate", rates[i], "--duration",   "1s",
+                              "--seed", "1",      "--no-metrics", NULL};
+        int status = -1;
+        char *out = NULL, *err = NULL;
+        char *dir = harness_run_against_sim("run", NULL, args, 30, &status, &out, &err);
+        assert_int_equal(status, 6);
+        HARNESS_HAS(out, "requests: scheduled 0, sent 0, ok 0, failed 0 (none came due in the "
+                         "window, the rate too low for its length: lengthen --duration, raise "
+                         "the rate, or give --requests N)\n");
+        HARNESS_HAS(err, "llmload: nothing was measured: none came due in the window, the rate "
+                         "too low for its length");
+        json_t *sum = harness_summary_load(dir);
+        assert_int_equal(harness_num(sum, "requests.scheduled"), 0);
+        json_decref(sum);
+        free(out);
+        free(err);
+        harness_results_free(dir);
+        harness_sim_teardown(NULL);
+    }
 }
 
 /* A window nothing came due in, though requests did: at 20/s seed 1's
@@ -590,7 +599,9 @@ static void test_empty_window_said(void **state)
  * schedule there. The requests line must not say none came due, nor
  * advise --requests (given) or --duration (not given): it says all 3 were
  * warm-up, which no figure counts. Likewise 50 --cold-start requests at
- * 2/s in 3 s: the 1 that came due was cold. */
+ * 2/s in 3 s: the 1 that came due was cold. And the spend guard that
+ * stops offering inside a 2 s warm-up (about 2 requests of 384 tokens in
+ * 1000) is named. Each measured nothing: exit 6, the cause on stderr. */
 static void test_empty_window_warmup(void **state)
 {
     const struct {
@@ -599,32 +610,77 @@ static void test_empty_window_warmup(void **state)
         double written;
     } cases[] = {
         {{"--rate", "20", "--requests", "3", "--warmup", "2s", "--seed", "1", "--no-metrics", NULL},
-         "requests: scheduled 0, sent 0, ok 0, failed 0 (3 came due, all in the 2.00s warm-up, "
+         "(3 came due, all in the 2.00s warm-up, "
          "which no figure counts: shorten --warmup, or lengthen the run)\n",
          3},
         {{"--rate", "2", "--duration", "3s", "--cold-start", "50", "--seed", "1", "--no-metrics",
           NULL},
-         "requests: scheduled 0, sent 0, ok 0, failed 0 (1 came due, all cold (--cold-start), "
+         "(1 came due, all cold (--cold-start), "
          "which no figure counts: lower --cold-start, or lengthen the run)\n",
          1},
+        {{"--rate", "10", "--duration", "3s", "--warmup", "2s", "--max-tokens-total", "1000",
+          "--seed", "1", "--no-metrics", NULL},
+         "(the spend guard stopped offering before a request came due in the window (the next "
+         "request would pass --max-tokens-total 1000): raise --max-tokens-total)\n",
+         -1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         harness_cur_sim_start(NULL);
         int status = -1;
         char *out = NULL, *err = NULL;
         char *dir = harness_run_against_sim("run", NULL, cases[i].args, 30, &status, &out, &err);
-        assert_int_equal(status, 0);
+        assert_int_equal(status, 6);
+        HARNESS_HAS(out, "requests: scheduled 0, sent 0, ok 0, failed 0 ");
         HARNESS_HAS(out, cases[i].line);
         assert_null(strstr(out, "none came due"));
+        char want[300];
+        snprintf(want, sizeof want, "llmload: nothing was measured: %.*s", 40, cases[i].line + 1);
+        HARNESS_HAS(err, want);
         json_t *sum = harness_summary_load(dir);
         assert_int_equal(harness_num(sum, "requests.scheduled"), 0);
-        assert_int_equal(harness_num(sum, "records_written"), cases[i].written);
+        if (cases[i].written >= 0)
+            assert_int_equal(harness_num(sum, "records_written"), cases[i].written);
         json_decref(sum);
         free(out);
         free(err);
         harness_results_free(dir);
         harness_sim_teardown(NULL);
     }
+}
+
+/* run --help says what a bare number in a duration flag is (seconds: the
+ * parser takes --duration 30 as 30 s), which a new user could only guess. */
+static void test_help_durations(void **state)
+{
+    (void)state;
+    const char *args[] = {"run", "--help", NULL};
+    char *out = harness_run_expect(args, 20, 0, NULL);
+    HARNESS_HAS(out, "Durations (D, and --think's values)\ntake a unit (ns, us, ms, s, m, h); a "
+                     "bare number is seconds.\n");
+    free(out);
+}
+
+/* A --max-tokens-total below the first request's own tokens (256 prompt
+ * + 128 max tokens by default) would stop the spend guard before anything
+ * is sent: refused as a bad flag (exit 2), before the target is asked
+ * anything (nothing listens on port 9), naming the first request's cost.
+ * 384 itself is allowed: the guard stops past the bound, not at it. */
+static void test_spend_guard_below_first(void **state)
+{
+    (void)state;
+    HARNESS_EXPECT_USAGES(
+        {{"run", "--url", "http://127.0.0.1:9/v1", "--rate", "10", "--max-tokens-total", "100"},
+         "--max-tokens-total: 100 is less than the first request alone (384 prompt and max "
+         "tokens)"},
+        {{"run", "--url", "http://127.0.0.1:9/v1", "--users", "2", "--max-tokens-total", "383"},
+         "--max-tokens-total: 383 is less than the first request alone (384"},
+        {{"run", "--url", "http://127.0.0.1:9/v1", "--rate", "10", "--prompt-tokens", "10",
+          "--output-tokens", "5", "--max-tokens-total", "14"},
+         "(15 prompt and max tokens)"});
+    harness_cur_sim_start(NULL);
+    const char *args[] = {"--rate", "10",           "--requests", "1", "--max-tokens-total",
+                          "384",    "--no-metrics", NULL};
+    harness_results_free(harness_run_client(NULL, args, HARNESS_RC_OK_OR_INVALID, NULL));
 }
 
 /* Run args (after fixed) on a fresh sim and check summary.json's steady:
@@ -883,6 +939,8 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown
              cmocka_unit_test_teardown(test_probe_failure_hint, harness_sim_tmp_teardown),
              cmocka_unit_test_teardown(test_empty_window_said, harness_sim_teardown),
              cmocka_unit_test_teardown(test_empty_window_warmup, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_spend_guard_below_first, harness_sim_teardown),
+             cmocka_unit_test(test_help_durations),
              cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_requests_before_duration, harness_sim_teardown),
              cmocka_unit_test_teardown(test_requests_drain_past_duration, drain_teardown),

@@ -1037,6 +1037,28 @@ static void test_empty_step_lines(void **state)
     harness_tmp_end();
 }
 
+/* A bare fraction given to a percentage flag was taken as that many
+ * percent (--attainment 0.99 judged steps at 0.99%): refused, naming the
+ * percentage it most likely meant, before anything is sent (nothing
+ * listens on port 9). */
+static void test_percent_fraction_refused(void **state)
+{
+    (void)state;
+#define NOWHERE "--url", "http://127.0.0.1:9/v1"
+    HARNESS_EXPECT_USAGES(
+        {{"sweep", NOWHERE, "--rates", "2", "--slo", "ttft=1s", "--attainment", "0.99"},
+         "--attainment: 0.99: a percentage; did you mean 99%?"},
+        {{"sweep", NOWHERE, "--rates", "2", "--headroom", "0.8"},
+         "--headroom: 0.8: a percentage; did you mean 80%?"},
+        {{"sweep", NOWHERE, "--rates", "2", "--max-error-rate", "0.1"},
+         "--max-error-rate: 0.1: a percentage; did you mean 10%?"},
+        {{"sweep", NOWHERE, "--rates", "2", "--lateness-tolerance", "0.02"},
+         "--lateness-tolerance: 0.02: a percentage; did you mean 2%?"},
+        {{"run", NOWHERE, "--rate", "2", "--lateness-tolerance", "0.02"},
+         "--lateness-tolerance: 0.02: a percentage; did you mean 2%?"});
+#undef NOWHERE
+}
+
 static void test_flags_and_help(void **state)
 {
     HARNESS_EXPECT_USAGES({{"sweep", "--rates", "2,x"}, "--rates"},
@@ -1099,8 +1121,8 @@ static void test_flags_and_help(void **state)
     free(o);
 }
 
-HARNESS_MAIN(cmocka_unit_test(test_flags_and_help), cmocka_unit_test(test_sweep_anthropic),
-             cmocka_unit_test(test_sweep_responses),
+HARNESS_MAIN(cmocka_unit_test(test_flags_and_help), cmocka_unit_test(test_percent_fraction_refused),
+             cmocka_unit_test(test_sweep_anthropic), cmocka_unit_test(test_sweep_responses),
              cmocka_unit_test_teardown(test_sweep_capacity_knee, harness_sim_teardown),
              cmocka_unit_test_teardown(test_stop_error_rate, harness_sim_teardown),
              cmocka_unit_test_teardown(test_cancellations_not_errors, harness_sim_teardown),

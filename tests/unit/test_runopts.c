@@ -70,24 +70,34 @@ static void test_value_errors(void **state)
                                   sizeof err), LL_E_INVAL);
     assert_true(strncmp(err, "--think: ", 9) == 0);
 
-    ASSERT_USAGE(runopts_metrics_flags("10ms", 0, NULL, NULL, &n, err, sizeof err), err,
+    ASSERT_USAGE(runopts_metrics_flags("10ms", 0, NULL, NULL, 0, &n, err, sizeof err), err,
                  "--metrics-interval: at least 100ms, got \"10ms\"");
-    ASSERT_USAGE(runopts_metrics_flags(NULL, 1, "http://x/metrics", NULL, &n, err, sizeof err), err,
-                 "--no-metrics and --metrics-url: pick one");
+    ASSERT_USAGE(runopts_metrics_flags(NULL, 1, "http://x/metrics", NULL, 0, &n, err, sizeof err),
+                 err, "--no-metrics and --metrics-url: pick one");
     ASSERT_USAGE(
-        runopts_metrics_flags(NULL, 0, "127.0.0.1:8000/metrics", NULL, &n, err, sizeof err), err,
+        runopts_metrics_flags(NULL, 0, "127.0.0.1:8000/metrics", NULL, 0, &n, err, sizeof err), err,
         "--metrics-url: expected an http:// or https:// URL, got "
         "\"127.0.0.1:8000/metrics\"");
-    ASSERT_USAGE(runopts_metrics_flags(NULL, 0, "ftp://x/metrics", NULL, &n, err, sizeof err), err,
+    ASSERT_USAGE(runopts_metrics_flags(NULL, 0, "ftp://x/metrics", NULL, 0, &n, err, sizeof err),
+                 err,
                  "--metrics-url: expected an http:// or https:// URL, got \"ftp://x/metrics\"");
-    assert_int_equal(runopts_metrics_flags(NULL, 0, "https://x/metrics", NULL, &n, err, sizeof err),
-                     0);
+    assert_int_equal(
+        runopts_metrics_flags(NULL, 0, "https://x/metrics", NULL, 0, &n, err, sizeof err), 0);
     ASSERT_USAGE(
-        runopts_metrics_flags(NULL, 0, "http://x/metrics", "http://p:9090", &n, err, sizeof err),
+        runopts_metrics_flags(NULL, 0, "http://x/metrics", "http://p:9090", 0, &n, err, sizeof err),
         err,
         "--metrics-url and --prometheus: pick one (the server's figures come from one "
         "place: its /metrics, or a Prometheus that scrapes it)");
-    assert_int_equal(runopts_metrics_flags("2s", 0, NULL, "http://p:9090", &n, err, sizeof err), 0);
+    assert_int_equal(runopts_metrics_flags("2s", 0, NULL, "http://p:9090", 0, &n, err, sizeof err),
+                     0);
+    /* An interval with nothing to pace (--no-metrics, and neither
+     * --gpu-metrics nor --prometheus) was taken and ignored: refused. */
+    ASSERT_USAGE(runopts_metrics_flags("2s", 1, NULL, NULL, 0, &n, err, sizeof err), err,
+                 "--metrics-interval: has no effect with --no-metrics (it paces the scrapes, "
+                 "and --gpu-metrics' and --prometheus')");
+    assert_int_equal(runopts_metrics_flags("2s", 1, NULL, NULL, 1, &n, err, sizeof err), 0);
+    assert_int_equal(runopts_metrics_flags("2s", 1, NULL, "http://p:9090", 0, &n, err, sizeof err),
+                     0);
     assert_int_equal(n, 2 * LL_NS_PER_SEC);
 }
 
@@ -616,6 +626,28 @@ static void test_percent(void **state)
                          LL_E_INVAL);
         assert_non_null(strstr(err, "--p: expected a percentage above 0 and at most 100"));
     }
+    /* A bare fraction was taken as that many percent (0.99 as 0.99%):
+     * refused, with the percentage it most likely meant; with its % it
+     * is what it says, and a bare 0 is no fraction. */
+    static const struct {
+        const char *v, *msg;
+    } frac[] = {
+        {"0.99", "--p: 0.99: a percentage; did you mean 99%?"},
+        {"0.02", "--p: 0.02: a percentage; did you mean 2%?"},
+        {".5", "--p: .5: a percentage; did you mean 50%?"},
+        {"1", "--p: 1: a percentage; did you mean 100%? (one percent is 1%)"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(frac); i++) {
+        assert_int_equal(runopts_percent("--p", frac[i].v, 0, 100, &x, err, sizeof err),
+                         LL_E_INVAL);
+        assert_string_equal(err, frac[i].msg);
+    }
+    assert_int_equal(runopts_percent("--p", "0.99%", 0, 100, &x, err, sizeof err), 0);
+    assert_true(fabs(x - 0.0099) < 1e-12);
+    assert_int_equal(runopts_percent("--p", "1.5", 0, 100, &x, err, sizeof err), 0);
+    assert_true(fabs(x - 0.015) < 1e-12);
+    assert_int_equal(runopts_percent("--p", "0", -1e-9, 100, &x, err, sizeof err), 0);
+    assert_true(x == 0);
 }
 
 TEST_MAIN(cmocka_unit_test(test_value_errors), cmocka_unit_test(test_percent),

@@ -1158,6 +1158,90 @@ static void test_prompt_note(void **state)
     stats_free(&s);
 }
 
+/* s holds n http_4xx records of the given status and nothing else. */
+static void add_4xx(struct stats *s, int n, int status)
+{
+    stats_reset(s);
+    for (int i = 0; i < n; i++) {
+        struct record r;
+        record_init(&r, (uint64_t)i);
+        r.kind = REC_HTTP_4XX;
+        r.http_status = status;
+        r.sched_ns = r.sent_ns = 0;
+        r.end_ns = MS;
+        r.prompt_tokens = 256;
+        stats_add_record(s, &r);
+    }
+}
+
+/* Every request a 4xx: only a status a prompt's length can cause (400,
+ * 413, 422) points at the tokenizer and calibrate; a 401 or 403 at the
+ * key's flags, a 404 or 405 at --url and --api; a mix of causes says
+ * nothing. The same in the summary, summary.json and the functions. */
+static void test_status_note(void **state)
+{
+    struct stats s;
+    char buf[512];
+    int warning;
+    stats_init(&s);
+    struct summary_info info;
+    memset(&info, 0, sizeof info);
+    info.prompts = SUMMARY_PROMPTS_SYNTHETIC;
+    info.window_ns = LL_NS_PER_SEC;
+
+    add_4xx(&s, 5, 401);
+    summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_SYNTHETIC, &warning);
+    assert_string_equal(buf, "");
+    summary_status_note(buf, sizeof buf, &s);
+    assert_string_equal(buf, "all 5 requests failed with a 401 or 403: does it need a key? "
+                             "--api-key-env VAR sends $VAR, -H adds a header");
+    char *out = print_to_string(&s, &info);
+    assert_non_null(strstr(out, "warning: all 5 requests failed with a 401 or 403"));
+    assert_null(strstr(out, "calibrat"));
+    free(out);
+
+    add_4xx(&s, 7, 404);
+    summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_SYNTHETIC, &warning);
+    assert_string_equal(buf, "");
+    summary_status_note(buf, sizeof buf, &s);
+    assert_message_has(buf, "all 7 requests failed with a 404 or 405: is --url the API's base",
+                       "404");
+    assert_message_has(buf, "--api", "404");
+    json_t *j = summary_json(&s, &info);
+    assert_string_equal(json_string_value(json_object_get(j, "status_warning")), buf);
+    assert_true(json_is_null(json_object_get(j, "prompt_warning")));
+    json_decref(j);
+    summary_status_warning(buf, sizeof buf, 2, status_cause_of(405));
+    assert_message_has(buf, "is --url the API's base", "405");
+
+    add_4xx(&s, 3, 400);
+    summary_status_note(buf, sizeof buf, &s);
+    assert_string_equal(buf, "");
+    summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_SYNTHETIC, &warning);
+    assert_int_equal(warning, 1);
+    assert_message_has(buf, "all 3 requests failed with a 4xx", "400");
+    assert_message_has(buf, "llmload calibrate", "400");
+    assert_int_equal(status_cause_of(413), STATUS_CAUSE_LENGTH);
+    assert_int_equal(status_cause_of(422), STATUS_CAUSE_LENGTH);
+    assert_int_equal(status_cause_of(403), STATUS_CAUSE_AUTH);
+    assert_int_equal(status_cause_of(409), STATUS_CAUSE_OTHER);
+    assert_int_equal(status_cause_of(0), STATUS_CAUSE_OTHER);
+
+    /* A mix of a 400 and a 401: no cause is everyone's, nothing said. */
+    struct record r;
+    record_init(&r, 99);
+    r.kind = REC_HTTP_4XX;
+    r.http_status = 401;
+    r.sched_ns = r.sent_ns = 0;
+    r.end_ns = MS;
+    stats_add_record(&s, &r);
+    summary_status_note(buf, sizeof buf, &s);
+    assert_string_equal(buf, "");
+    summary_prompt_note(buf, sizeof buf, &s, SUMMARY_PROMPTS_SYNTHETIC, &warning);
+    assert_string_equal(buf, "");
+    stats_free(&s);
+}
+
 /* The cold start's section: its own counts and percentiles, the cached
  * share; "cold" is null in summary.json without one; the terminal line. */
 static void test_cold(void **state)
@@ -1299,8 +1383,9 @@ TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
           cmocka_unit_test(test_littles_law_dropped), cmocka_unit_test(test_throughput_dropped),
           cmocka_unit_test(test_throughput_intended), cmocka_unit_test(test_throughput_offering),
           cmocka_unit_test(test_session_span), cmocka_unit_test(test_endpoints),
-          cmocka_unit_test(test_prompt_note), cmocka_unit_test(test_cold),
-          cmocka_unit_test(test_json), cmocka_unit_test(test_cut_short),
-          cmocka_unit_test(test_steady_unjudged), cmocka_unit_test(test_attainment_of_judged),
-          cmocka_unit_test(test_requests_cancelled), cmocka_unit_test(test_request_bytes),
-          cmocka_unit_test(test_json_exact_percentiles), cmocka_unit_test(test_json_write_error))
+          cmocka_unit_test(test_prompt_note), cmocka_unit_test(test_status_note),
+          cmocka_unit_test(test_cold), cmocka_unit_test(test_json),
+          cmocka_unit_test(test_cut_short), cmocka_unit_test(test_steady_unjudged),
+          cmocka_unit_test(test_attainment_of_judged), cmocka_unit_test(test_requests_cancelled),
+          cmocka_unit_test(test_request_bytes), cmocka_unit_test(test_json_exact_percentiles),
+          cmocka_unit_test(test_json_write_error))

@@ -1,0 +1,51 @@
+/* runexit.c: a run's exit status, and the one line on stderr that says
+ * each reason for it (runsetup.h). docs/run.md's table is the contract. */
+#include <stdint.h>
+
+#include "cli/runsetup.h"
+#include "measure/record.h"
+#include "util/util.h"
+
+int run_exit_combine(int a, int b)
+{
+    if (a == LL_EXIT_INTR || b == LL_EXIT_INTR)
+        return LL_EXIT_INTR;
+    if (!a || !b)
+        return a ? a : b;
+    return LL_MIN(a, b);
+}
+
+/* Exit 0 means the run measured what it meant to, so a CI gate may trust
+ * it: a window nothing came due in (the spend guard first, every request
+ * in the warm-up, a rate too low for the duration) measured nothing, and
+ * exits as a window whose requests all failed does (6), with its cause. */
+int run_exit_status(const struct run_setup *rs, const struct summary_info *info, int summary_failed)
+{
+    const struct driver_result *res = &rs->res;
+    int code = info->invalid ? LL_EXIT_FAIL : LL_EXIT_OK;
+    if (res->records_lost)
+        ll_errorf("%llu records could not be written to %s/requests.jsonl (see above); "
+                  "the results are incomplete",
+                  (unsigned long long)res->records_lost, rs->dir);
+    if (res->records_lost || summary_failed)
+        code = run_exit_combine(code, LL_EXIT_RUNTIME);
+    /* A request the workload cancelled on purpose (--cancel-after) did
+     * what was asked of it: a run of nothing else has not failed. */
+    uint64_t failed = res->stats.completed - res->stats.by_kind[REC_CANCELLED];
+    if (failed && res->stats.by_kind[REC_OK] == 0 && !rs->stopped_in) {
+        ll_errorf("no request succeeded: all %llu of the window failed (errors by kind above)",
+                  (unsigned long long)failed);
+        code = run_exit_combine(code, LL_EXIT_NO_OK);
+    } else if (res->stats.scheduled == 0 && !res->interrupted && !rs->stopped_in) {
+        char why[400];
+        summary_empty_why(why, sizeof why, info);
+        ll_errorf("nothing was measured: %s", why);
+        code = run_exit_combine(code, LL_EXIT_NO_OK);
+    }
+    /* INVALID (1) wins over a failed --expect (7): the lowest wins. */
+    if (info->expect_failed)
+        code = run_exit_combine(code, LL_EXIT_EXPECT);
+    if (rs->stopped_in)
+        code = LL_EXIT_INTR;
+    return code;
+}
