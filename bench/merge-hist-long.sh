@@ -9,8 +9,9 @@
 # the run length by repeating its lines with t_ns shifted by whole spans
 # of its seconds (awk), so every second holds the 8 workers' real
 # histograms; the records stay the 3 s ones (the records' merge is
-# bench/merge.sh's). `llmload merge` runs under /usr/bin/time -v and the
-# table says what the hist.jsonl added.
+# bench/merge.sh's). `llmload merge` runs under /usr/bin/time -v (exit 1,
+# an INVALID shard on a busy machine, is fine here) and the table says what
+# the hist.jsonl added.
 set -eu
 NAME=merge-hist-long.sh
 BIN=${1:-build/llmload}
@@ -58,7 +59,7 @@ for h in $HOURS; do
     lines=$(cat "$TMP"/long-*/hist.jsonl | wc -l)
     rm -rf "$TMP/merged"
     /usr/bin/time -v "$BIN" merge "$TMP/long-0" "$TMP/long-1" --out "$TMP/merged" \
-        >"$TMP/out" 2>"$TMP/time" || { echo "$NAME: merge failed" >&2; cat "$TMP/time" >&2; exit 1; }
+        >"$TMP/out" 2>"$TMP/time" || [ $? -eq 1 ] || { echo "$NAME: merge failed" >&2; cat "$TMP/time" >&2; exit 1; }
     [ -s "$TMP/merged/hist.jsonl" ] || { echo "$NAME: no merged hist.jsonl" >&2; cat "$TMP/time" >&2; exit 1; }
     wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$TMP/time")
     user=$(sed -n 's/.*User time (seconds): //p' "$TMP/time")
