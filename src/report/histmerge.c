@@ -467,8 +467,12 @@ int rm_hist_write(const struct merge *m, const char *dir)
         rc = -1;
     }
     if (rc != 0) {
-        ll_errorf("merge: %s", err);
+        /* As on a bad line: a previous merge's file would be drawn as this one's. */
+        ll_errorf("merge: warning: no hist.jsonl written (the page has no charts over time): %s",
+                  err);
         unlink(tmp);
+        if (unlink(path) != 0 && errno != ENOENT)
+            ll_errorf("merge: cannot remove %s: %s", path, strerror(errno));
     }
 out:
     for (size_t i = 0; i < m->n_parts; i++)
