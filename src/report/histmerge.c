@@ -318,7 +318,8 @@ static int hist_ref_cmp(const void *a, const void *b)
 
 /* Pass 1: every window line of part i's hist.jsonl (opened on *fd, kept
  * open for pass 2) appended to *refs. Each line is parsed whole, so a bad
- * one is found before anything is written. 0, or -1 with "PATH: reason"
+ * one is found before anything is written; a bad last line without its
+ * newline (a killed shard's) is skipped with a warning. 0, or -1 with "PATH: reason"
  * or "PATH:LINE: reason" in err. */
 static int hist_refs_read(const struct part *p, uint32_t i, int *fd, struct hist_ref **refs,
                           size_t *n, size_t *cap, char *err, size_t errlen)
@@ -342,6 +343,13 @@ static int hist_refs_read(const struct part *p, uint32_t i, int *fd, struct hist
         lineno++;
         if (strspn(line, " \t\r\n") != (size_t)got) {
             if (histlog_parse_line(line, (size_t)got, &w, why, sizeof why) != 0) {
+                /* A killed shard's last line, cut off before its newline:
+                 * the seconds before it are whole, so keep them. */
+                if (line[got - 1] != '\n') {
+                    ll_errorf("merge: warning: %s:%llu: a cut-off last line, skipped: %s", path,
+                              (unsigned long long)lineno, why);
+                    break;
+                }
                 snprintf(err, errlen, "%s:%llu: %s", path, (unsigned long long)lineno, why);
                 rc = -1;
                 break;

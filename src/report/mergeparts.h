@@ -164,7 +164,9 @@ int rm_summary_write(struct merge *m, const json_t *cfg, const char *slo_text, d
  * lines read back and merged, so memory does not grow with the seconds'
  * histograms. Returns 0 written; 1 when a shard's hist.jsonl is missing or
  * has a bad line (a warning on stderr naming it; no hist.jsonl in dir, an
- * old one removed: the merged records stand without it); -1 when it
+ * old one removed: the merged records stand without it; a bad last line
+ * without its newline, a killed shard's, is skipped with a warning
+ * instead); -1 when it
  * cannot be written (said on stderr, and an old one removed as well). */
 int rm_hist_write(const struct merge *m, const char *dir);
 

@@ -15,8 +15,13 @@
  *   byte for byte, and the page says "histograms only".
  * - Shard 0 alone (--allow-partial): its lines only, and the page says
  *   "merged from 1 of 2 shards".
+ * - hist.jsonl.tmp cannot be made (a directory there): the merge warns,
+ *   exits 3 and removes the hist.jsonl an earlier merge left.
  * - A shard without hist.jsonl: the merge warns, writes none and removes
  *   the one a --force merge left there; the records still merge (exit 0).
+ * - A killed shard's cut-off last line (no newline): skipped with a
+ *   warning naming FILE:LINE, the same hist.jsonl written; with its
+ *   newline it is a bad line, and none is written.
  *
  * All traffic is to 127.0.0.1, 20 requests/s for 3 s per shard; the file
  * takes about 15 s. */
@@ -270,6 +275,43 @@ static void test_merged_hist(void **state)
     assert_int_equal(harness_svg_points(doc, "chart-ttft-time", "ttft_p99", NULL, NULL, 0), 0);
     free(doc);
 
+    /* A killed shard's cut-off last line (no newline): skipped with a
+     * warning naming it, and the seconds before it merged as before. */
+    snprintf(from, sizeof from, "%s/hist.jsonl", sd[1]);
+    assert_int_equal(rename(to, from), 0);
+    snprintf(from, sizeof from, "%s/hist.jsonl", sd[0]);
+    char *log0 = harness_read_in(sd[0], "hist.jsonl");
+    size_t lines0 = 0;
+    for (const char *c = log0; *c; c++)
+        lines0 += *c == '\n';
+    FILE *f = fopen(from, "a");
+    assert_non_null(f);
+    fputs("{\"t_ns\":5,", f);
+    assert_int_equal(fclose(f), 0);
+    err = merge(both, "merged", force, merged, sizeof merged);
+    char want[800];
+    snprintf(want, sizeof want, "merge: warning: %s:%zu: a cut-off last line, skipped", from,
+             lines0 + 1);
+    HARNESS_HAS(err, want);
+    free(err);
+    again = harness_read_in(merged, "hist.jsonl");
+    assert_string_equal(again, hist);
+    free(again);
+    doc = harness_read_in(merged, "report.html");
+    assert_true(harness_svg_points(doc, "chart-ttft-time", "ttft_p99", NULL, NULL, 0) >= 3);
+    free(doc);
+
+    /* The same line with its newline is a bad line like any: none written. */
+    f = fopen(from, "a");
+    assert_non_null(f);
+    fputs("\n", f);
+    assert_int_equal(fclose(f), 0);
+    err = merge(both, "merged", force, merged, sizeof merged);
+    HARNESS_HAS(err, "merge: warning: no hist.jsonl written", from);
+    free(err);
+    snprintf(to, sizeof to, "%s/hist.jsonl", merged);
+    assert_int_not_equal(access(to, F_OK), 0);
+    free(log0);
     free(hist);
 }
 
