@@ -24,7 +24,7 @@
  *   newline it is a bad line, and none is written.
  *
  * All traffic is to 127.0.0.1, 20 requests/s for 3 s per shard; the file
- * takes about 15 s. */
+ * takes about 7 s. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
