@@ -424,6 +424,9 @@ static void run_steady(const struct run_config *cfg, const struct driver_result 
     c.tail_ok_min = LL_MIN(hist_count(res->ttft_first_half), hist_count(res->ttft_second_half));
     c.backlog_judged = backlog;
     c.backlog_span_ns = to > from ? to - from : 0;
+    c.done = res->stats.completed;
+    c.failed = res->stats.completed - LL_MIN(res->stats.by_kind[REC_OK], res->stats.completed);
+    c.requests_bound = cfg->max_requests > 0 && cfg->duration_ns == 0;
     if (sweep_steady_unjudged(&c, info->steady_unjudged, sizeof info->steady_unjudged))
         return;
     double grew =

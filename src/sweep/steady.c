@@ -150,11 +150,21 @@ int sweep_steady_unjudged(const struct sweep_steady_case *c, char *reason, size_
     }
     if (!c->tested || c->tail_judged || c->backlog_judged)
         return 0;
+    /* Every request refused (a port with no server: 148 sent, 0 ok) read
+     * "too few requests ... run longer", and a longer run fails longer. */
+    if (c->failed > 0 && 2 * c->failed >= c->done) {
+        snprintf(reason, len,
+                 "not judged: too few requests succeeded: %" PRIu64 " of %" PRIu64
+                 " failed in the window",
+                 c->failed, c->done);
+        return 1;
+    }
     snprintf(reason, len,
              "not judged: too few requests: %" PRIu64 " ok in the window's smaller half (the "
              "TTFT tail test needs %d) and %.2fs from the fill-up to the last arrival "
-             "(the backlog test needs %.2fs); run longer",
+             "(the backlog test needs %.2fs); %s",
              c->tail_ok_min, 2 * SWEEP_TAIL_EXCEED, (double)c->backlog_span_ns / 1e9,
-             (double)SWEEP_BACKLOG_SPAN_MIN_NS / 1e9);
+             (double)SWEEP_BACKLOG_SPAN_MIN_NS / 1e9,
+             c->requests_bound ? "give more --requests" : "run longer");
     return 1;
 }

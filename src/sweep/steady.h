@@ -111,6 +111,9 @@ struct sweep_steady_case {
     uint64_t tail_ok_min;     /* requests, ok in the smaller half the tail test saw */
     int backlog_judged;       /* 1: the backlog's span was long enough */
     uint64_t backlog_span_ns; /* ns, from the fill-up to the last arrival (0: none) */
+    uint64_t done;            /* requests, window records of any kind (tested only) */
+    uint64_t failed;          /* requests, window records not ok (tested only) */
+    int requests_bound;       /* 1: --requests bounds the offering, no duration */
 };
 
 /* Whether a run's steadiness goes unjudged, and why. The one home of
@@ -118,7 +121,10 @@ struct sweep_steady_case {
  * the data was too little. Returns 1 and writes the reason into reason
  * (truncated to len, which should be 320 or more); returns 0 with reason
  * "" when c says nothing against judging (before the tests, tested 0:
- * the load held still and the run was not cut short). c is read only. */
+ * the load held still and the run was not cut short). When neither test
+ * could judge and as many window requests failed as succeeded, the
+ * failures are the cause named ("too few requests succeeded"), not the
+ * run's length. c is read only. */
 int sweep_steady_unjudged(const struct sweep_steady_case *c, char *reason, size_t len);
 
 #endif

@@ -15,15 +15,21 @@
  *   byte for byte, and the page says "histograms only".
  * - Shard 0 alone (--allow-partial): its lines only, and the page says
  *   "merged from 1 of 2 shards".
+ * - hist.jsonl.tmp cannot be made (a directory there): the merge warns,
+ *   exits 3 and removes the hist.jsonl an earlier merge left.
  * - A shard without hist.jsonl: the merge warns, writes none and removes
  *   the one a --force merge left there; the records still merge (exit 0).
+ * - A killed shard's cut-off last line (no newline): skipped with a
+ *   warning naming FILE:LINE, the same hist.jsonl written; with its
+ *   newline it is a bad line, and none is written.
  *
  * All traffic is to 127.0.0.1, 20 requests/s for 3 s per shard; the file
- * takes about 15 s. */
+ * takes about 7 s. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -122,8 +128,8 @@ static void shards_run(char sd[2][600])
 /* `llmload merge shards... --out <tmp>/name [opts]` exiting 0, or 1 when
  * the merged run is INVALID (a loaded machine's late sends); the merged
  * directory's path into merged, its stderr returned (caller frees). */
-static char *merge(const char *const *shards, const char *name, const char *const *opts,
-                   char *merged, size_t len)
+static char *merge_rc(const char *const *shards, const char *name, const char *const *opts,
+                      char *merged, size_t len, int want_rc)
 {
     harness_tmp_path(merged, len, name);
     const char *head[] = {"merge", NULL};
@@ -135,8 +141,14 @@ static char *merge(const char *const *shards, const char *name, const char *cons
     if (opts)
         harness_argv_add(&a, opts);
     char *err = NULL;
-    free(harness_run_expect(a.v, 60, HARNESS_RC_OK_OR_INVALID, &err));
+    free(harness_run_expect(a.v, 60, want_rc, &err));
     return err;
+}
+
+static char *merge(const char *const *shards, const char *name, const char *const *opts,
+                   char *merged, size_t len)
+{
+    return merge_rc(shards, name, opts, merged, len, HARNESS_RC_OK_OR_INVALID);
 }
 
 /* The merged log's seconds are the given shards' seconds added up. */
@@ -226,7 +238,6 @@ static void test_merged_hist(void **state)
     char *doc = harness_read_in(hist_only, "report.html");
     HARNESS_HAS(doc, "<span id=\"merged\">merged from 2 shards, histograms only</span>");
     free(doc);
-    free(hist);
 
     /* Shard 0 alone: its own seconds, and the page says what is missing. */
     const char *one[] = {sd[0], NULL};
@@ -235,13 +246,27 @@ static void test_merged_hist(void **state)
     secs_summed(merged, sd, 1);
     page_check(merged, "merged from 1 of 2 shards");
 
-    /* No hist.jsonl in shard 1: said, none written, the old one gone. */
+    /* hist.jsonl.tmp cannot be made (a directory there): said, exit 3,
+     * and the previous merge's hist.jsonl gone, not drawn as this one's. */
     char from[700], to[700];
+    harness_tmp_path(merged, sizeof merged, "merged");
+    snprintf(from, sizeof from, "%s/hist.jsonl.tmp", merged);
+    assert_int_equal(mkdir(from, 0755), 0);
+    const char *force[] = {"--force", NULL};
+    char *err = merge_rc(both, "merged", force, merged, sizeof merged, 3);
+    HARNESS_HAS(err, "merge: warning: no hist.jsonl written", from);
+    free(err);
+    assert_int_equal(rmdir(from), 0);
+    snprintf(from, sizeof from, "%s/hist.jsonl", merged);
+    assert_int_not_equal(access(from, F_OK), 0);
+
+    /* No hist.jsonl in shard 1: said, none written, the old one gone. */
+    free(merge(both, "merged", force, merged, sizeof merged)); /* the old one */
+    assert_int_equal(access(from, F_OK), 0);
     snprintf(from, sizeof from, "%s/hist.jsonl", sd[1]);
     snprintf(to, sizeof to, "%s/hist.jsonl.away", sd[1]);
     assert_int_equal(rename(from, to), 0);
-    const char *force[] = {"--force", NULL};
-    char *err = merge(both, "merged", force, merged, sizeof merged);
+    err = merge(both, "merged", force, merged, sizeof merged);
     HARNESS_HAS(err, "merge: warning: no hist.jsonl written", from);
     free(err);
     snprintf(from, sizeof from, "%s/hist.jsonl", merged);
@@ -249,6 +274,45 @@ static void test_merged_hist(void **state)
     doc = harness_read_in(merged, "report.html");
     assert_int_equal(harness_svg_points(doc, "chart-ttft-time", "ttft_p99", NULL, NULL, 0), 0);
     free(doc);
+
+    /* A killed shard's cut-off last line (no newline): skipped with a
+     * warning naming it, and the seconds before it merged as before. */
+    snprintf(from, sizeof from, "%s/hist.jsonl", sd[1]);
+    assert_int_equal(rename(to, from), 0);
+    snprintf(from, sizeof from, "%s/hist.jsonl", sd[0]);
+    char *log0 = harness_read_in(sd[0], "hist.jsonl");
+    size_t lines0 = 0;
+    for (const char *c = log0; *c; c++)
+        lines0 += *c == '\n';
+    FILE *f = fopen(from, "a");
+    assert_non_null(f);
+    fputs("{\"t_ns\":5,", f);
+    assert_int_equal(fclose(f), 0);
+    err = merge(both, "merged", force, merged, sizeof merged);
+    char want[800];
+    snprintf(want, sizeof want, "merge: warning: %s:%zu: a cut-off last line, skipped", from,
+             lines0 + 1);
+    HARNESS_HAS(err, want);
+    free(err);
+    again = harness_read_in(merged, "hist.jsonl");
+    assert_string_equal(again, hist);
+    free(again);
+    doc = harness_read_in(merged, "report.html");
+    assert_true(harness_svg_points(doc, "chart-ttft-time", "ttft_p99", NULL, NULL, 0) >= 3);
+    free(doc);
+
+    /* The same line with its newline is a bad line like any: none written. */
+    f = fopen(from, "a");
+    assert_non_null(f);
+    fputs("\n", f);
+    assert_int_equal(fclose(f), 0);
+    err = merge(both, "merged", force, merged, sizeof merged);
+    HARNESS_HAS(err, "merge: warning: no hist.jsonl written", from);
+    free(err);
+    snprintf(to, sizeof to, "%s/hist.jsonl", merged);
+    assert_int_not_equal(access(to, F_OK), 0);
+    free(log0);
+    free(hist);
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_merged_hist, harness_sim_tmp_teardown))

@@ -16,6 +16,7 @@
 
 #include "harness.h"
 #include "test.h"
+#include "util/util.h"
 
 #define MS 1000000.0
 
@@ -935,6 +936,30 @@ static void test_steady_open_loop_stall(void **state)
                "or the server slowed or stalled within the run");
 }
 
+/* Every request refused (a port nobody listens on, --model given so the
+ * run goes on): steady_unjudged names the failures, not the run's length
+ * ("too few requests ... run longer" told a user to fail for longer). */
+static void test_steady_all_failed(void **state)
+{
+    harness_tmp_begin();
+    char out_dir[512], url[100];
+    harness_tmp_path(out_dir, sizeof out_dir, "r");
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", harness_free_port());
+    const char *args[] = {"run",        "--url", url,     "--model", "x",       "--rate", "50",
+                          "--duration", "3s",    "--out", out_dir,   "--quiet", NULL};
+    char *err = NULL;
+    char *out = harness_run_expect(args, 30, LL_EXIT_NO_OK, &err);
+    json_t *sj = harness_json_load(out_dir, "summary.json");
+    const char *why = harness_sval(sj, "steady_unjudged");
+    assert_non_null(why);
+    if (!strstr(why, "not judged: too few requests succeeded: ") || !strstr(why, " failed") ||
+        strstr(why, "run longer"))
+        fail_msg("steady_unjudged: %s", why);
+    json_decref(sj);
+    free(out);
+    free(err);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_probe_failure_hint, harness_sim_tmp_teardown),
              cmocka_unit_test_teardown(test_empty_window_said, harness_sim_teardown),
@@ -957,4 +982,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown
              cmocka_unit_test_teardown(test_steady_carried_constant_ttft, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_closed_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_closed_loop_fill, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_steady_open_loop_stall, harness_sim_teardown))
+             cmocka_unit_test_teardown(test_steady_open_loop_stall, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_steady_all_failed, harness_sim_tmp_teardown))

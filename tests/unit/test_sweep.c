@@ -87,6 +87,21 @@ static void test_steady_unjudged(void **state)
          "not judged: too few requests: 12 ok in the window's smaller half (the TTFT tail test "
          "needs 40) and 0.40s from the fill-up to the last arrival (the backlog test needs "
          "1.00s); run longer"},
+        /* The same under --requests: more of them, not more time. */
+        {{.tested = 1, .tail_ok_min = 12, .backlog_span_ns = 400 * MS, .requests_bound = 1},
+         "not judged: too few requests: 12 ok in the window's smaller half (the TTFT tail test "
+         "needs 40) and 0.40s from the fill-up to the last arrival (the backlog test needs "
+         "1.00s); give more --requests"},
+        /* Every request refused (a port with no server): the failures, not the length. */
+        {{.tested = 1, .backlog_span_ns = 2 * SEC, .done = 148, .failed = 148},
+         "not judged: too few requests succeeded: 148 of 148 failed in the window"},
+        /* Half failed counts as the cause; fewer than half does not. */
+        {{.tested = 1, .tail_ok_min = 5, .done = 20, .failed = 10},
+         "not judged: too few requests succeeded: 10 of 20 failed in the window"},
+        {{.tested = 1, .tail_ok_min = 5, .done = 20, .failed = 9},
+         "not judged: too few requests: 5 ok in the window's smaller half (the TTFT tail test "
+         "needs 40) and 0.00s from the fill-up to the last arrival (the backlog test needs "
+         "1.00s); run longer"},
         /* The most lasting cause first: a replay a signal cut short is a replay. */
         {{.trace = 1, .interrupted = 1, .stop_reason = "interrupted by a signal"},
          "not judged: a replayed trace sends at its own times, so the offered load does not "
