@@ -405,6 +405,7 @@ static void run_steady(const struct run_config *cfg, const struct driver_result 
         .sessions = cfg->mode == LOAD_SESSIONS,
         .bursts = cfg->n_bursts > 0,
         .rate_changes = cfg->arrival.ramp_to_per_s != 0 || cfg->arrival.switch_to_per_s != 0,
+        .no_first_token = cfg->transport.api == OAI_API_EMBEDDINGS,
         .interrupted = res->interrupted,
         .stop_reason = res->stop_reason,
     };

@@ -131,6 +131,9 @@ int sweep_steady_unjudged(const struct sweep_steady_case *c, char *reason, size_
     else if (c->rate_changes)
         why = "the offered rate changes within the window (a ramp), so its halves were "
               "offered different loads";
+    else if (c->no_first_token)
+        why = "an embeddings answer comes in one piece, with no first token: both tests "
+              "start from that time (the tail test's latency, the backlog test's fill-up)";
     else if (c->merged)
         why = "a merged run: the test needs one process's halves and in-flight series, which "
               "a merge does not rebuild (each shard's summary.json judges its own)";

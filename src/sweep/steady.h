@@ -103,6 +103,7 @@ struct sweep_steady_case {
     int sessions;             /* 1: --sessions */
     int bursts;               /* 1: --burst */
     int rate_changes;         /* 1: a ramp (--ramp-to) or a switch of rate */
+    int no_first_token;       /* 1: answers in one piece with no first token (embeddings) */
     int merged;               /* 1: merged from shards */
     int interrupted;          /* 1: a signal cut the offering short */
     const char *stop_reason;  /* why the offering stopped early; NULL or "" if it did not */

@@ -72,6 +72,10 @@ static void test_steady_unjudged(void **state)
         {{.rate_changes = 1},
          "not judged: the offered rate changes within the window (a ramp), "
          "so its halves were offered different loads"},
+        /* Embeddings: no first token, whatever the counts would say. */
+        {{.no_first_token = 1, .tested = 1, .done = 138},
+         "not judged: an embeddings answer comes in one piece, with no first token: both tests "
+         "start from that time (the tail test's latency, the backlog test's fill-up)"},
         {{.merged = 1},
          "not judged: a merged run: the test needs one process's halves and "
          "in-flight series, which a merge does not rebuild (each shard's "
