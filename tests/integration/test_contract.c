@@ -84,7 +84,7 @@ static void test_sweep_header(void **state)
 
     const char *sim[] = {NULL};
     const char *fixed[] = {"--no-metrics", NULL};
-    const char *plain[] = {"--rate", "10", "--duration", "0.3s", NULL};
+    const char *plain[] = {"--rate", "10", "--arrival", "constant", "--duration", "0.3s", NULL};
     dir = harness_run_on_sim(sim, fixed, plain);
     run = harness_json_load(dir, "run.json");
     assert_true(json_is_object(json_object_get(run, "tags")));

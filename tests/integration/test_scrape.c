@@ -280,7 +280,8 @@ static void test_failing_url_is_a_gap(void **state)
     harness_results_free(dir);
     close(hold);
 
-    const char *args2[] = {"--rate", "4", "--duration", "1s", "--no-metrics", WORK, NULL};
+    const char *args2[] = {"--rate",       "4",  "--arrival", "constant", "--duration", "1s",
+                           "--no-metrics", WORK, NULL};
     dir = harness_run_client(NULL, args2, HARNESS_RC_OK_OR_INVALID, NULL);
     s = harness_json_load(dir, "summary.json");
     assert_null(json_object_get(s, "server"));
