@@ -339,7 +339,9 @@ int oai_decode_response(enum oai_api api, const char *body, size_t len,
 
 int oai_decode_error_event(const char *data, size_t len, struct oai_chunk *out)
 {
-    struct cur c = {data, data + len, 0, 0, NULL, NULL};
+    /* No data (an "error" field with no value): no offset on a null
+     * pointer, which UBSan rightly refuses. */
+    struct cur c = {data, data ? data + len : data, 0, 0, NULL, NULL};
     struct oai_chunk body;
 
     oai_chunk_clear(out);
