@@ -209,6 +209,16 @@ int transport_header_line(struct treq *q, const char *buf, size_t n)
 
 /* Response body bytes read at q->read_abs_ns. Returns 1 when the transfer
  * must stop (the kind is already decided). */
+/* A plain (non-stream) body of api decoded into c: the one dispatch for a
+ * non-stream answer and for a 200 stream that brought no SSE event. */
+static int decode_plain_body(enum oai_api api, const char *body, size_t len, struct oai_chunk *c)
+{
+    return api == OAI_API_ANTHROPIC    ? anth_decode_response(body, len, c)
+           : api == OAI_API_RESPONSES  ? resp_decode_response(body, len, c)
+           : api == OAI_API_EMBEDDINGS ? emb_decode_response(body, len, c)
+                                       : oai_decode_response(api, body, len, c);
+}
+
 /* Keep the body's first bytes in q->errbody, as many as fit. */
 static void keep_errbody(struct treq *q, const char *buf, size_t n)
 {
@@ -254,10 +264,7 @@ void transport_stream_error(struct treq *q)
     struct oai_chunk c;
     if (q->has_forced || q->sse_events != 0 || q->errbody_len == 0)
         return;
-    int rc = q->api == OAI_API_ANTHROPIC ? anth_decode_response(q->errbody, q->errbody_len, &c)
-             : q->api == OAI_API_RESPONSES
-                 ? resp_decode_response(q->errbody, q->errbody_len, &c)
-                 : oai_decode_response(q->api, q->errbody, q->errbody_len, &c);
+    int rc = decode_plain_body(q->api, q->errbody, q->errbody_len, &c);
     if (rc != 0 || !c.has_error)
         return;
     char detail[160];
@@ -287,10 +294,7 @@ enum outcome_body transport_take_body(struct treq *q, struct oai_chunk *c)
 {
     struct record *r = &q->rec;
     const char *body = q->resp ? q->resp : "";
-    int rc = q->api == OAI_API_ANTHROPIC    ? anth_decode_response(body, q->resp_len, c)
-             : q->api == OAI_API_RESPONSES  ? resp_decode_response(body, q->resp_len, c)
-             : q->api == OAI_API_EMBEDDINGS ? emb_decode_response(body, q->resp_len, c)
-                                            : oai_decode_response(q->api, body, q->resp_len, c);
+    int rc = decode_plain_body(q->api, body, q->resp_len, c);
     if (rc != 0)
         return OUTCOME_BODY_NOT_JSON;
     if (c->has_error)
