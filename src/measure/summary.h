@@ -228,6 +228,28 @@ void summary_print_cold(FILE *f, const struct stats *cold, uint64_t n);
  * the reference. */
 json_t *summary_cold_json(const struct stats *cold, uint64_t n);
 
+/* Whose the late sends of a load point were: the counts and seconds of
+ * summary.json's "lateness_diagnosis" (docs/formats.md), which a run, a
+ * merge of shards and each sweep step write alike. */
+struct summary_late {
+    uint64_t late_sends;           /* window sends later than VERDICT_LATE_NS */
+    uint64_t asleep;               /* ...of which came due while a worker slept and it
+                              * woke late (<= late_sends) */
+    double cpu_s, wall_s;          /* s, the workers' CPU time and their threads' wall
+                              * time, summed; NAN: not known */
+    uint64_t invol_switches;       /* the workers' involuntary context switches; read
+                              * only when cpu_s and wall_s are known */
+    enum verdict_late_cause cause; /* as the caller judged it (verdict_late_cause
+                                    * of the very figures its verdict used, which
+                                    * each caller holds in its own units) */
+};
+
+/* summary.json's "lateness_diagnosis" object of l: late_sends,
+ * asleep_when_due, worker_cpu_s, worker_wall_s, involuntary_switches (the
+ * last three null unless both seconds are finite) and cause's name, in
+ * that order. Caller owns the reference; out of memory aborts. */
+json_t *summary_late_json(const struct summary_late *l);
+
 /* summary_info's offering_ns of a run whose window ran from warmup_ns
  * for window_ns and whose latest arrival (any: warm-up and cold start
  * included) was scheduled at last_sched_ns, all from the run's start:

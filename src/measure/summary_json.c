@@ -369,6 +369,19 @@ json_t *summary_cold_json(const struct stats *cold, uint64_t n)
     return o;
 }
 
+json_t *summary_late_json(const struct summary_late *l)
+{
+    int usage = isfinite(l->cpu_s) && isfinite(l->wall_s);
+    json_t *o = jobj();
+    jset(o, "late_sends", ju64(l->late_sends));
+    jset(o, "asleep_when_due", ju64(l->asleep));
+    jset(o, "worker_cpu_s", usage ? json_real(l->cpu_s) : json_null());
+    jset(o, "worker_wall_s", usage ? json_real(l->wall_s) : json_null());
+    jset(o, "involuntary_switches", usage ? ju64(l->invol_switches) : json_null());
+    jset(o, "cause", json_string(verdict_late_cause_name(l->cause)));
+    return o;
+}
+
 /* summary.json's keys in their documented order (docs/formats.md), one
  * section per step. */
 json_t *summary_json(const struct stats *s, const struct summary_info *info)

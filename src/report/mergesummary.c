@@ -387,16 +387,15 @@ static json_t *merged_json_rest(json_t *sj, const struct merge *m, const struct 
         if (rm_jstr(m->parts[i].sum, "stop_reason"))
             stop = json_object_get(m->parts[i].sum, "stop_reason");
     json_object_set(sj, "stop_reason", stop);
-    json_t *ld = json_object();
-    json_object_set_new(ld, "late_sends", json_integer((json_int_t)ps->late_sends));
-    json_object_set_new(ld, "asleep_when_due", json_integer((json_int_t)ps->asleep));
-    json_object_set_new(ld, "worker_cpu_s", json_real(ps->cpu_s));
-    json_object_set_new(ld, "worker_wall_s", json_real(ps->wall_s));
-    json_object_set_new(ld, "involuntary_switches", json_integer((json_int_t)ps->invol));
-    json_object_set_new(ld, "cause",
-                        json_string(verdict_late_cause_name(verdict_late_cause(
-                            ps->late_sends, ps->asleep, v->cpu_ns, v->wall_ns, ps->invol))));
-    json_object_set_new(sj, "lateness_diagnosis", ld);
+    struct summary_late late = {
+        .late_sends = ps->late_sends,
+        .asleep = ps->asleep,
+        .cpu_s = ps->cpu_s, /* sums of non-negative numbers: always known */
+        .wall_s = ps->wall_s,
+        .invol_switches = ps->invol,
+        .cause = verdict_late_cause(ps->late_sends, ps->asleep, v->cpu_ns, v->wall_ns, ps->invol),
+    };
+    json_object_set_new(sj, "lateness_diagnosis", summary_late_json(&late));
     return stop;
 }
 

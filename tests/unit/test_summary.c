@@ -3,6 +3,7 @@
 #include "test.h"
 #include "testutil.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1379,6 +1380,46 @@ static void test_endpoints(void **state)
     stats_free(&s[1]);
 }
 
+/* summary_late_json: the bytes of "lateness_diagnosis" that a run, a
+ * merge and a sweep step all write: its keys in order, the seconds and the
+ * switches null unless both seconds are known, the cause as given. */
+static void test_late_json(void **state)
+{
+    static const struct {
+        struct summary_late l;
+        const char *want;
+    } cases[] = {
+        {{.late_sends = 12,
+          .asleep = 11,
+          .cpu_s = 0.25,
+          .wall_s = 9.5,
+          .invol_switches = 239,
+          .cause = VERDICT_LATE_ASLEEP},
+         "{\"late_sends\": 12, \"asleep_when_due\": 11, \"worker_cpu_s\": 0.25, "
+         "\"worker_wall_s\": 9.5, \"involuntary_switches\": 239, \"cause\": \"asleep\"}"},
+        {{.late_sends = 3, .asleep = 1, .cpu_s = NAN, .wall_s = NAN, .cause = VERDICT_LATE_BUSY},
+         "{\"late_sends\": 3, \"asleep_when_due\": 1, \"worker_cpu_s\": null, "
+         "\"worker_wall_s\": null, \"involuntary_switches\": null, \"cause\": \"busy\"}"},
+        {{.late_sends = 3,
+          .cpu_s = 1,
+          .wall_s = NAN,
+          .invol_switches = 4,
+          .cause = VERDICT_LATE_BUSY},
+         "{\"late_sends\": 3, \"asleep_when_due\": 0, \"worker_cpu_s\": null, "
+         "\"worker_wall_s\": null, \"involuntary_switches\": null, \"cause\": \"busy\"}"},
+        {{.cpu_s = 0, .wall_s = 0, .cause = VERDICT_LATE_NONE},
+         "{\"late_sends\": 0, \"asleep_when_due\": 0, \"worker_cpu_s\": 0.0, "
+         "\"worker_wall_s\": 0.0, \"involuntary_switches\": 0, \"cause\": \"none\"}"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(cases); i++) {
+        json_t *j = summary_late_json(&cases[i].l);
+        char *got = json_dumps(j, JSON_PRESERVE_ORDER);
+        json_decref(j);
+        assert_string_equal(got, cases[i].want);
+        free(got);
+    }
+}
+
 TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
           cmocka_unit_test(test_littles_law_dropped), cmocka_unit_test(test_throughput_dropped),
           cmocka_unit_test(test_throughput_intended), cmocka_unit_test(test_throughput_offering),
@@ -1388,4 +1429,4 @@ TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
           cmocka_unit_test(test_cut_short), cmocka_unit_test(test_steady_unjudged),
           cmocka_unit_test(test_attainment_of_judged), cmocka_unit_test(test_requests_cancelled),
           cmocka_unit_test(test_request_bytes), cmocka_unit_test(test_json_exact_percentiles),
-          cmocka_unit_test(test_json_write_error))
+          cmocka_unit_test(test_json_write_error), cmocka_unit_test(test_late_json))
