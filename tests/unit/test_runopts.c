@@ -309,10 +309,23 @@ static void test_parse(void **state)
         const char *want;
     } bad[] = {
         {{"--bogus"}, "unknown option \"--bogus\" (see llmload run --help)"},
-        {{"--o", "x"}, "unknown option \"--o\" (see llmload run --help)"},  /* ambiguous */
-        {{"--on=1"}, "unknown option \"--on=1\" (see llmload run --help)"}, /* takes no value */
-        {{"--url"}, "--url: needs a value (see llmload run --help)"},
+        {{"--ht", "x"},
+         "ambiguous option \"--ht\": could be --http2, --http-client (see llmload run --help)"},
+        {{"--ht=x"},
+         "ambiguous option \"--ht\": could be --http2, --http-client (see llmload run --help)"},
+        {{"--on=1"}, "--on takes no value (see llmload run --help)"},
+        {{"--qui=1"}, "--quiet takes no value (see llmload run --help)"}, /* a prefix */
+        {{"--url"}, "--url needs a value (see llmload run --help)"},
+        {{"--val"}, "--value needs a value (see llmload run --help)"},
+        {{"-H"}, "-H needs a value (see llmload run --help)"},
+        {{"-x"}, "unknown option \"-x\" (see llmload run --help)"},
         {{"A", "B"}, "unexpected argument \"B\" (see llmload run --help)"},
+        {{"http://h:8000/v1"},
+         "unexpected argument \"http://h:8000/v1\": did you mean --url "
+         "http://h:8000/v1? (see llmload run --help)"},
+        {{"A", "https://h/v1"},
+         "unexpected argument \"https://h/v1\": did you mean --url "
+         "https://h/v1? (see llmload run --help)"},
         {{"-H", "nocolon"}, "--header: expected \"Name: value\", got a value without a colon"},
         {{"--own", "bad"}, "--own: refused \"bad\""},
     };
@@ -321,6 +334,14 @@ static void test_parse(void **state)
 
     const char *help[] = {"--url", "http://h/v1", "--help", "--bogus", NULL};
     assert_int_equal(parse(help, &p), RUNOPTS_HELP);
+
+    /* A prefix of many: each of them, in the table's order. */
+    const char *prom[] = {"--prom", "x", NULL};
+    ASSERT_USAGE(
+        parse(prom, &p), p.err,
+        "ambiguous option \"--prom\": could be --prompt-salt, --prompt-tokens, --prompt-ids, "
+        "--prompt-id-range, --prometheus, --prometheus-selector, --prometheus-by, "
+        "--prometheus-header (see llmload run --help)");
 }
 
 /* -H is repeatable up to RUNOPTS_MAX_HEADERS, then refused. */
@@ -342,8 +363,8 @@ static void test_parse_header_bound(void **state)
     ASSERT_USAGE(parse(args, &p), p.err, "--header: at most 64 headers");
 }
 
-/* runopts_walk leaves the wording of a missing value or an unknown flag
- * to its caller (calibrate words them its own way). */
+/* runopts_walk words a missing value or an unknown flag itself, naming
+ * the command it was given; optind is then past the argument at fault. */
 static void test_walk_answers(void **state)
 {
     char err[RUNOPTS_ERR_MAX] = "";
@@ -353,11 +374,12 @@ static void test_walk_answers(void **state)
     char *unknown[] = {"cmd", "-H", "x", NULL};
     char *ok[] = {"cmd", "--on", "rest", NULL};
 
-    assert_int_equal(runopts_walk(2, missing, &t, 1, err, sizeof err), RUNOPTS_NO_VALUE);
+    assert_int_equal(runopts_walk(2, missing, "cmd", &t, 1, err, sizeof err), LL_E_INVAL);
+    assert_string_equal(err, "--value needs a value (see llmload cmd --help)");
     assert_int_equal(optind, 2);
-    assert_int_equal(runopts_walk(3, unknown, &t, 1, err, sizeof err), RUNOPTS_UNKNOWN);
-    assert_string_equal(err, "");
-    assert_int_equal(runopts_walk(3, ok, &t, 1, err, sizeof err), 0);
+    assert_int_equal(runopts_walk(3, unknown, "cmd", &t, 1, err, sizeof err), LL_E_INVAL);
+    assert_string_equal(err, "unknown option \"-H\" (see llmload cmd --help)");
+    assert_int_equal(runopts_walk(3, ok, "cmd", &t, 1, err, sizeof err), 0);
     assert_int_equal(optind, 2);
     assert_int_equal(own.on, 1);
 }
