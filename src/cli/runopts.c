@@ -367,12 +367,27 @@ int runopts_count(const char *name, const char *v, uint64_t min, uint64_t *out, 
 int runopts_count_upto(const char *name, const char *v, uint32_t max, uint32_t *out, char *err,
                        size_t errlen)
 {
-    uint64_t n;
-    if (runopts_count(name, v, 1, &n, err, errlen) != 0)
-        return LL_E_INVAL;
-    if (n > max)
+    /* The range in the message: runopts_count's example ("10k") would be
+     * out of it for --threads (at most 256). */
+    double x;
+    if (ll_parse_count(v, &x) != 0 || x != floor(x) || x < 1)
+        return runopts_errf(err, errlen, "%s: expected a whole number from 1 to %u%s, got \"%s\"",
+                            name, max, max >= 10000 ? " (e.g. 100 or 10k)" : "", v);
+    if (x > max)
         return runopts_errf(err, errlen, "%s: at most %u, got \"%s\"", name, max, v);
-    *out = (uint32_t)n;
+    *out = (uint32_t)x;
+    return 0;
+}
+
+int runopts_rate(const char *name, const char *v, double *out_per_s, char *err, size_t errlen)
+{
+    double x = 0;
+    if (runopts_positive(name, v, &x, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (x > ARRIVAL_RATE_MAX_PER_S)
+        return runopts_errf(err, errlen, "%s: expected a rate up to 1e9 per second, got \"%s\"",
+                            name, v);
+    *out_per_s = x;
     return 0;
 }
 

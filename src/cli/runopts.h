@@ -170,6 +170,11 @@ int runopts_usage_exit(int rc, const char *err, void (*usage)(FILE *f));
  * number from 1 to max ("at most" past it), a duration (500ms, 2m), a
  * DIST (nonneg: no negative values). */
 int runopts_positive(const char *name, const char *v, double *out, char *err, size_t errlen);
+/* runopts_positive of an arrival rate per second, at most
+ * ARRIVAL_RATE_MAX_PER_S (1e9): "expected a rate up to 1e9 per second"
+ * past it, where arrival_config_check would say it in its own words after
+ * the flag's name ("--rate: arrivals: rate: ..."). */
+int runopts_rate(const char *name, const char *v, double *out_per_s, char *err, size_t errlen);
 int runopts_count(const char *name, const char *v, uint64_t min, uint64_t *out, char *err,
                   size_t errlen);
 int runopts_count_upto(const char *name, const char *v, uint32_t max, uint32_t *out, char *err,

@@ -38,6 +38,13 @@ static void test_value_errors(void **state)
                  "--rate: expected a positive number (e.g. 20 or 1.5k), got \"0\"");
     assert_int_equal(runopts_positive("--rate", "1.5k", &x, err, sizeof err), 0);
     ASSERT_NEAR(x, 1500, 0);
+    /* A rate past the arrival process's cap: the flag once, then why. */
+    ASSERT_USAGE(runopts_rate("--rate", "1e12", &x, err, sizeof err), err,
+                 "--rate: expected a rate up to 1e9 per second, got \"1e12\"");
+    ASSERT_USAGE(runopts_rate("--rate", "0", &x, err, sizeof err), err,
+                 "--rate: expected a positive number (e.g. 20 or 1.5k), got \"0\"");
+    assert_int_equal(runopts_rate("--rate", "1G", &x, err, sizeof err), 0);
+    ASSERT_NEAR(x, 1e9, 0);
 
     ASSERT_USAGE(runopts_count("--requests", "1.5", 1, &n, err, sizeof err), err,
                  "--requests: expected a whole number >= 1 (e.g. 100 or 10k), got \"1.5\"");
@@ -50,7 +57,12 @@ static void test_value_errors(void **state)
     ASSERT_USAGE(runopts_count_upto("--users", "2000000", 1000000, &u, err, sizeof err), err,
                  "--users: at most 1000000, got \"2000000\"");
     ASSERT_USAGE(runopts_count_upto("--users", "0", 1000000, &u, err, sizeof err), err,
-                 "--users: expected a whole number >= 1 (e.g. 100 or 10k), got \"0\"");
+                 "--users: expected a whole number from 1 to 1000000 (e.g. 100 or 10k), got \"0\"");
+    /* A range too small for the example takes none. */
+    ASSERT_USAGE(runopts_count_upto("--threads", "0", 256, &u, err, sizeof err), err,
+                 "--threads: expected a whole number from 1 to 256, got \"0\"");
+    ASSERT_USAGE(runopts_count_upto("--threads", "1.5", 256, &u, err, sizeof err), err,
+                 "--threads: expected a whole number from 1 to 256, got \"1.5\"");
     assert_int_equal(u, 7); /* untouched on a refusal */
     assert_int_equal(runopts_count_upto("--users", "1M", 1000000, &u, err, sizeof err), 0);
     assert_int_equal(u, 1000000);
