@@ -666,6 +666,40 @@ static void test_help_durations(void **state)
  * is sent: refused as a bad flag (exit 2), before the target is asked
  * anything (nothing listens on port 9), naming the first request's cost.
  * 384 itself is allowed: the guard stops past the bound, not at it. */
+/* The words of a refused argument, as a first-time user meets them: what
+ * getopt_long refused (an ambiguous prefix with its candidates, a value
+ * not taken, one missing) said for what it is on every command, a URL
+ * given as an operand pointed at --url, a rate past the cap said once, and
+ * a count's range. Each exits 2 with one line (cli/badarg.h). */
+static void test_usage_words(void **state)
+{
+    (void)state;
+    HARNESS_EXPECT_USAGES(
+        {{"run", "--prom", "x", "--rate", "1"},
+         "ambiguous option \"--prom\": could be --prompt-salt, --prompt-tokens, --prompt-ids, "
+         "--prompt-id-range, --prometheus, --prometheus-selector, --prometheus-by, "
+         "--prometheus-header (see llmload run --help)"},
+        {{"run", "--rate", "1", "--quiet=1"}, "llmload: --quiet takes no value (see llmload run"},
+        {{"run", "--rate"}, "llmload: --rate needs a value (see llmload run --help)"},
+        {{"run", "http://127.0.0.1:8000/v1", "--rate", "5"},
+         "unexpected argument \"http://127.0.0.1:8000/v1\": did you mean --url "
+         "http://127.0.0.1:8000/v1?"},
+        {{"sweep", "https://h/v1"}, "did you mean --url https://h/v1?"},
+        {{"replay", "http://h/v1", "trace.jsonl"}, "did you mean --url http://h/v1?"},
+        {{"run", "--rate", "1e12"},
+         "llmload: --rate: expected a rate up to 1e9 per second, got "
+         "\"1e12\""},
+        {{"run", "--rate", "5", "--threads", "0"},
+         "llmload: --threads: expected a whole number from 1 to 256, got \"0\""},
+        {{"compare", "--f", "a", "b"},
+         "ambiguous option \"--f\": could be --fail-on, --force (see llmload compare --help)"},
+        {{"merge", "a", "--o"}, "llmload: --out needs a value (see llmload merge --help)"},
+        {{"demo", "--qu=1"}, "llmload: --quiet takes no value (see llmload demo --help)"},
+        {{"report", "--help=2"}, "llmload: --help takes no value (see llmload report --help)"},
+        {{"calibrate", "--u"}, "llmload: --url needs a value (see llmload calibrate --help)"},
+        {{"sim", "--port"}, "llmload: --port needs a value (see llmload sim --help)"});
+}
+
 static void test_spend_guard_below_first(void **state)
 {
     (void)state;
@@ -964,6 +998,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown
              cmocka_unit_test_teardown(test_probe_failure_hint, harness_sim_tmp_teardown),
              cmocka_unit_test_teardown(test_empty_window_said, harness_sim_teardown),
              cmocka_unit_test_teardown(test_empty_window_warmup, harness_sim_teardown),
+             cmocka_unit_test(test_usage_words),
              cmocka_unit_test_teardown(test_spend_guard_below_first, harness_sim_teardown),
              cmocka_unit_test(test_help_durations),
              cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),
