@@ -585,9 +585,18 @@ static void test_empty_window_said(void **state)
                          "the rate, or give --requests N)\n");
         HARNESS_HAS(err, "llmload: nothing was measured: none came due in the window, the rate "
                          "too low for its length");
+        /* summary.json carries the cause, and the run page fails on it */
         json_t *sum = harness_summary_load(dir);
         assert_int_equal(harness_num(sum, "requests.scheduled"), 0);
+        assert_string_equal(harness_sval(sum, "nothing_measured"),
+                            "nothing was measured: none came due in the window, the rate too "
+                            "low for its length: lengthen --duration, raise the rate, or give "
+                            "--requests N");
         json_decref(sum);
+        char *page = harness_read_in(dir, "report.html");
+        HARNESS_HAS(page, "<div class=\"banner invalid\">FAILED (exit 6): nothing was measured: "
+                          "none came due in the window");
+        free(page);
         free(out);
         free(err);
         harness_results_free(dir);
@@ -639,6 +648,7 @@ static void test_empty_window_warmup(void **state)
         HARNESS_HAS(err, want);
         json_t *sum = harness_summary_load(dir);
         assert_int_equal(harness_num(sum, "requests.scheduled"), 0);
+        HARNESS_HAS(harness_sval(sum, "nothing_measured"), want + strlen("llmload: "));
         if (cases[i].written >= 0)
             assert_int_equal(harness_num(sum, "records_written"), cases[i].written);
         json_decref(sum);
