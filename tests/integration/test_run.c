@@ -687,7 +687,17 @@ static void test_spend_guard_below_first(void **state)
          "--max-tokens-total: 383 is less than the first request alone (384"},
         {{"run", "--url", "http://127.0.0.1:9/v1", "--rate", "10", "--prompt-tokens", "10",
           "--output-tokens", "5", "--max-tokens-total", "14"},
-         "(15 prompt and max tokens)"});
+         "(15 prompt and max tokens)"},
+        /* a closed loop's or sessions' shard is held to its share of the
+         * bound (767 in 2: 384 and 383), so the share is what is checked */
+        {{"run", "--url", "http://127.0.0.1:9/v1", "--users", "2", "--max-tokens-total", "767",
+          "--shard", "1/2", "--prompt-salt", "5"},
+         "--max-tokens-total: 767 gives shard 1/2 its share, 383, less than its first request "
+         "alone (384 prompt and max tokens)"},
+        {{"run", "--url", "http://127.0.0.1:9/v1", "--sessions", "1", "--max-tokens-total", "700",
+          "--shard", "0/2", "--prompt-salt", "5"},
+         "--max-tokens-total: 700 gives shard 0/2 its share, 350, less than its first request "
+         "alone (384"});
     harness_cur_sim_start(NULL);
     const char *args[] = {"--rate", "10",           "--requests", "1", "--max-tokens-total",
                           "384",    "--no-metrics", NULL};
