@@ -425,6 +425,11 @@ void summary_empty_why(char *buf, size_t len, const struct summary_info *info)
                          : "lower --cold-start");
 }
 
+const char *summary_gauge_absent(size_t ok_scrapes)
+{
+    return ok_scrapes ? "not exported by this engine" : "no ok scrape inside the window";
+}
+
 /* A request the workload cancelled on purpose (--cancel-after) did what
  * was asked of it: a window of nothing else has not failed. */
 enum summary_measured summary_measured(char *buf, size_t len, const struct stats *s,

@@ -312,6 +312,13 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info);
  * run's exit line say it. */
 void summary_empty_why(char *buf, size_t len, const struct summary_info *info);
 
+/* What a server gauge (queue depth, running, KV-cache usage) with no
+ * figure says, on the terminal's Server lines (scrapejoin.c) and the run
+ * page's (report_runsrv.c): with ok scrapes in the window, "not exported
+ * by this engine"; with none, that none fell there (the engine may well
+ * have it). A static string. */
+const char *summary_gauge_absent(size_t ok_scrapes);
+
 /* Whether a window measured anything: the one rule behind exit 6 (run,
  * replay, merge), summary.json's "nothing_measured" and the run page's
  * FAILED banner. */

@@ -351,7 +351,8 @@ static void test_server_section(void **state)
         "\"tokens\":{\"cached_tokens\":96,\"cached_share\":0.25,"
         "\"workload_cached_share\":null,\"prompt_reported\":4,\"prompt_ratio\":1.5},"
         "\"server\":{\"url\":\"http://127.0.0.1:9/metrics\",\"scrapes\":5,\"failed\":1,"
-        "\"engine\":\"vllm\",\"waiting\":{\"mean\":1.5,\"max\":3,\"scrapes\":4},"
+        "\"engine\":\"vllm\",\"window_scrapes\":4,\"window_failed\":0,"
+        "\"waiting\":{\"mean\":1.5,\"max\":3,\"scrapes\":4},"
         "\"running\":null,\"kv_usage\":{\"mean\":0.42,\"max\":0.5,\"scrapes\":4},"
         "\"preemptions\":{\"delta\":0,\"resets\":0},"
         "\"prompt_tokens\":{\"delta\":300,\"resets\":0,\"client\":200,"
@@ -368,7 +369,11 @@ static void test_server_section(void **state)
     assert_non_null(strstr(doc, "5 scrapes, 1 failed (gaps)"));
     assert_non_null(strstr(doc, "<tr id=\"srv-waiting-mean\"><td class=\"l\">queue depth, "
                                 "mean</td><td data-v=\"1.5\">1.5</td>"));
-    assert_null(strstr(doc, "srv-running"));
+    /* a gauge the engine does not export is said, in the terminal's words */
+    assert_non_null(strstr(doc, "<tr id=\"srv-running\"><td class=\"l\">running</td>"
+                                "<td class=\"l\" colspan=\"4\">not exported by this "
+                                "engine</td></tr>"));
+    assert_null(strstr(doc, "srv-running-mean"));
     assert_non_null(strstr(doc, "<td class=\"l\">KV-cache usage, %, mean</td>"
                                 "<td data-v=\"0.42\">42</td>"));
     assert_non_null(strstr(doc, "<tr id=\"srv-prompt_tokens\"><td class=\"l\">prompt tokens</td>"
