@@ -465,9 +465,16 @@ int runopts_gpu_url(const char *a, const char **urls, size_t *n, char *err, size
 
 int runopts_spend_check(const struct run_config *cfg, char *err, size_t errlen)
 {
-    uint64_t first;
-    if (!cfg->max_tokens_total || !driver_first_cost(cfg, &first) || first <= cfg->max_tokens_total)
+    uint64_t first, bound = driver_spend_bound(cfg);
+    if (!cfg->max_tokens_total || !driver_first_cost(cfg, &first) || first <= bound)
         return 0;
+    if (bound != cfg->max_tokens_total)
+        return runopts_errf(err, errlen,
+                            "--max-tokens-total: %llu gives shard %u/%u its share, %llu, less "
+                            "than its first request alone (%llu prompt and max tokens): its "
+                            "spend guard would stop before sending anything",
+                            (unsigned long long)cfg->max_tokens_total, cfg->shard, cfg->shards,
+                            (unsigned long long)bound, (unsigned long long)first);
     return runopts_errf(err, errlen,
                         "--max-tokens-total: %llu is less than the first request alone (%llu "
                         "prompt and max tokens): the spend guard would stop before sending "

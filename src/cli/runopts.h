@@ -206,9 +206,10 @@ int runopts_gpu_url(const char *a, const char **urls, size_t *n, char *err, size
 int runopts_gpu_sampler(const char *a, int *smi, char *err, size_t errlen);
 
 /* --max-tokens-total refused when the first request alone asks for more
- * (driver_first_cost): the spend guard would stop before anything is
- * sent, and the run would measure nothing. run and replay call it once
- * cfg is whole. 0 or LL_E_INVAL. */
+ * (driver_first_cost) than the guard's bound (driver_spend_bound: a
+ * closed-loop or session shard's share of it): the spend guard would stop
+ * before anything is sent, and the run would measure nothing. run and
+ * replay call it once cfg is whole. 0 or LL_E_INVAL. */
 int runopts_spend_check(const struct run_config *cfg, char *err, size_t errlen);
 
 /* --metrics-interval (default SCRAPE_DEFAULT_INTERVAL_NS, at least

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/summary.h"
 #include "metrics/scrape_int.h"
 #include "util/util.h"
 
@@ -269,15 +270,10 @@ static const char *fmt_s(double v_s, char *buf, size_t len)
 static void print_gauge(FILE *f, const char *name, const struct scrape_join *j,
                         const struct scrape_gauge *g, double scale, const char *unit)
 {
-    if (!g->present && j->ok == 0) {
-        /* Scrapes worked, but none fell inside the window (a run that sent
-         * nothing ends at once): the engine may well have the gauge. */
-        fprintf(f, "  %-20s no ok scrape inside the window\n", name);
-        return;
-    }
     if (!g->present) {
-        /* Ok scrapes in the window: the engine has no such metric. */
-        fprintf(f, "  %-20s not exported by this engine\n", name);
+        /* With ok scrapes in the window the engine has no such metric;
+         * with none (a run that sent nothing ends at once), it may well. */
+        fprintf(f, "  %-20s %s\n", name, summary_gauge_absent(j->ok));
         return;
     }
     fprintf(f, "  %-20s mean %.2f%s  max %.2f%s\n", name, g->mean * scale, unit, g->max * scale,

@@ -441,6 +441,8 @@ int rm_summary_write(struct merge *m, const json_t *cfg, const char *slo_text, d
     struct verdict_input v;
     merged_verdict(m, fs, &ps, &info, &v);
     merged_steady(cfg, &info);
+    for (size_t i = 0; i < m->n_parts && !info.stop_reason; i++)
+        info.stop_reason = rm_jstr(m->parts[i].sum, "stop_reason");
 
     uint64_t window = ps.window_ns;
     struct summary_endpoint *ep = ll_calloc(m->n_eps + 1, sizeof *ep);
@@ -476,10 +478,21 @@ int rm_summary_write(struct merge *m, const json_t *cfg, const char *slo_text, d
         ll_errorf("merge: %s", err);
         code = rm_exit_combine(code, LL_EXIT_RUNTIME);
     }
-    uint64_t failed = st->completed - st->by_kind[REC_CANCELLED];
-    if (failed && st->by_kind[REC_OK] == 0) {
-        ll_errorf("merge: no request succeeded: all %" PRIu64 " of the window failed", failed);
+    /* The whole run's window, judged by the rule a single run's is
+     * (summary_measured): the shards each left an empty one of their own
+     * to merge. */
+    char why[400];
+    switch (summary_measured(why, sizeof why, st, &info)) {
+    case SUMMARY_NONE_OK:
+        ll_errorf("merge: %s", why);
         code = rm_exit_combine(code, LL_EXIT_NO_OK);
+        break;
+    case SUMMARY_EMPTY:
+    case SUMMARY_SHARD_EMPTY:
+        ll_errorf("merge: %s", why);
+        code = rm_exit_combine(code, LL_EXIT_NO_OK);
+        break;
+    case SUMMARY_MEASURED: break;
     }
     *outcome = merged_outcome(m, &info, stop);
     json_decref(sj);

@@ -585,9 +585,18 @@ static void test_empty_window_said(void **state)
                          "the rate, or give --requests N)\n");
         HARNESS_HAS(err, "llmload: nothing was measured: none came due in the window, the rate "
                          "too low for its length");
+        /* summary.json carries the cause, and the run page fails on it */
         json_t *sum = harness_summary_load(dir);
         assert_int_equal(harness_num(sum, "requests.scheduled"), 0);
+        assert_string_equal(harness_sval(sum, "nothing_measured"),
+                            "nothing was measured: none came due in the window, the rate too "
+                            "low for its length: lengthen --duration, raise the rate, or give "
+                            "--requests N");
         json_decref(sum);
+        char *page = harness_read_in(dir, "report.html");
+        HARNESS_HAS(page, "<div class=\"banner invalid\">FAILED (exit 6): nothing was measured: "
+                          "none came due in the window");
+        free(page);
         free(out);
         free(err);
         harness_results_free(dir);
@@ -639,6 +648,7 @@ static void test_empty_window_warmup(void **state)
         HARNESS_HAS(err, want);
         json_t *sum = harness_summary_load(dir);
         assert_int_equal(harness_num(sum, "requests.scheduled"), 0);
+        HARNESS_HAS(harness_sval(sum, "nothing_measured"), want + strlen("llmload: "));
         if (cases[i].written >= 0)
             assert_int_equal(harness_num(sum, "records_written"), cases[i].written);
         json_decref(sum);
@@ -711,7 +721,17 @@ static void test_spend_guard_below_first(void **state)
          "--max-tokens-total: 383 is less than the first request alone (384"},
         {{"run", "--url", "http://127.0.0.1:9/v1", "--rate", "10", "--prompt-tokens", "10",
           "--output-tokens", "5", "--max-tokens-total", "14"},
-         "(15 prompt and max tokens)"});
+         "(15 prompt and max tokens)"},
+        /* a closed loop's or sessions' shard is held to its share of the
+         * bound (767 in 2: 384 and 383), so the share is what is checked */
+        {{"run", "--url", "http://127.0.0.1:9/v1", "--users", "2", "--max-tokens-total", "767",
+          "--shard", "1/2", "--prompt-salt", "5"},
+         "--max-tokens-total: 767 gives shard 1/2 its share, 383, less than its first request "
+         "alone (384 prompt and max tokens)"},
+        {{"run", "--url", "http://127.0.0.1:9/v1", "--sessions", "1", "--max-tokens-total", "700",
+          "--shard", "0/2", "--prompt-salt", "5"},
+         "--max-tokens-total: 700 gives shard 0/2 its share, 350, less than its first request "
+         "alone (384"});
     harness_cur_sim_start(NULL);
     const char *args[] = {"--rate", "10",           "--requests", "1", "--max-tokens-total",
                           "384",    "--no-metrics", NULL};
