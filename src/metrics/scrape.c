@@ -414,8 +414,8 @@ static int scrape_once(struct scraper *s, char *err, size_t errlen)
     if (rc) {
         s->failed++;
         if (!s->warned && !s->cfg.quiet)
-            ll_errorf("warning: scraping %s: %s; server metrics will have gaps (counted)",
-                      s->url, err);
+            ll_errorf("warning: scraping %s: %s; %s metrics will have gaps (counted)", s->url, err,
+                      s->cfg.gpu ? "GPU" : "server");
         s->warned = 1;
     }
     keep_locked(s, &p, line);

@@ -128,6 +128,9 @@ struct scrape_join {
                                      * scrape in the window exported it; NAN = not */
     uint64_t span_from_abs_ns;      /* the scrape times the deltas run */
     uint64_t span_to_abs_ns;        /* between (0 when there is no span) */
+    /* The window joined to, [t0, t1] as given; the series' mean spacing
+     * of scrapes, ok or not (its interval as it ran; 0 under two). */
+    uint64_t window_from_abs_ns, window_to_abs_ns, step_ns;
     struct scrape_counter preemptions, prompt_tokens, generation_tokens,
         request_success;
     /* Server-side TTFT over the span, from the histogram deltas. */
@@ -151,6 +154,8 @@ struct scrape_join {
     int power_integral_present; /* 1: two or more ok scrapes in the span had power */
     double power_integral_j;
     double power_s; /* seconds the integral covers */
+    /* The scrapes the integral runs between. */
+    uint64_t power_from_abs_ns, power_to_abs_ns;
     size_t power_gaps;
     unsigned gpus; /* the most GPUs an ok scrape in the window had */
 };

@@ -175,6 +175,9 @@ static void power_over(const struct scrape_series *s, size_t a, size_t b, struct
             out->power_integral_j +=
                 (q->value[ENGINE_M_GPU_POWER] + p->value[ENGINE_M_GPU_POWER]) / 2 * dt_s;
             out->power_s += dt_s;
+            if (!out->power_integral_present)
+                out->power_from_abs_ns = point_time(q);
+            out->power_to_abs_ns = point_time(p);
             out->power_integral_present = 1;
         }
         prev = i;
@@ -190,6 +193,10 @@ int scrape_series_join(const struct scrape_series *s, uint64_t t0_abs_ns, uint64
     out->kv_capacity_tokens = NAN;
     if (!s || t1_abs_ns < t0_abs_ns || (span != SCRAPE_SPAN_OUTER && span != SCRAPE_SPAN_INNER))
         return LL_E_INVAL;
+    out->window_from_abs_ns = t0_abs_ns;
+    out->window_to_abs_ns = t1_abs_ns;
+    if (s->n >= 2 && point_time(&s->pts[s->n - 1]) > point_time(&s->pts[0]))
+        out->step_ns = (point_time(&s->pts[s->n - 1]) - point_time(&s->pts[0])) / (s->n - 1);
 
     /* Gauges, and the first and last ok points inside the window. */
     size_t first_in = SIZE_MAX, last_in = SIZE_MAX;
