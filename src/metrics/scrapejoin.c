@@ -72,14 +72,21 @@ static void counter_over(const struct scrape_series *s, size_t a, size_t b, enum
     }
 }
 
-static void point_hist(const struct scrape_point *p, struct prom_histogram *h)
+/* Copy p's TTFT histogram into *h. Returns 0, or LL_E_RANGE (h then
+ * empty) for a point with more than PROM_HIST_MAX_BUCKETS buckets, which
+ * no scrape makes and scrape_line_parse refuses: a guard, so that a point
+ * built some other way cannot write past h. */
+static int point_hist(const struct scrape_point *p, struct prom_histogram *h)
 {
     memset(h, 0, sizeof *h);
+    if (p->ttft_n > PROM_HIST_MAX_BUCKETS)
+        return LL_E_RANGE;
     h->n_buckets = p->ttft_n;
     memcpy(h->le, p->ttft_le, p->ttft_n * sizeof(double));
     memcpy(h->count, p->ttft_count, p->ttft_n * sizeof(double));
     h->sum = p->ttft_sum_s;
     h->total = p->ttft_total;
+    return 0;
 }
 
 static int same_bounds(const struct prom_histogram *a, const struct prom_histogram *b)
@@ -121,14 +128,16 @@ static void ttft_over(const struct scrape_series *s, size_t a, size_t b, struct 
         return;
     struct prom_histogram *acc = ll_calloc(3, sizeof *acc);
     struct prom_histogram *prev = acc + 1, *cur = acc + 2;
-    point_hist(&s->pts[a], prev);
+    if (point_hist(&s->pts[a], prev) != 0) {
+        free(acc);
+        return;
+    }
     acc->n_buckets = prev->n_buckets;
     memcpy(acc->le, prev->le, prev->n_buckets * sizeof(double));
     for (size_t i = a + 1; i <= b; i++) {
         const struct scrape_point *p = &s->pts[i];
-        if (!p->ok || !p->ttft_n)
+        if (!p->ok || !p->ttft_n || point_hist(p, cur) != 0)
             continue;
-        point_hist(p, cur);
         struct prom_histogram d;
         int rc = prom_histogram_delta(cur, prev, &d);
         if (rc == LL_E_RANGE)

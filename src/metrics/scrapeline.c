@@ -62,6 +62,15 @@ static int ttft_of(const json_t *o, struct scrape_point *p, char *err, size_t er
         json_array_size(cum) != json_array_size(le) + 1)
         return fail(err, errlen, "ttft_le_s and ttft_cum: expected arrays of n and n + 1 numbers");
     size_t n = json_array_size(cum);
+    /* The join copies a point's histogram into a struct prom_histogram,
+     * which holds PROM_HIST_MAX_BUCKETS buckets: no scrape gathers more
+     * (prom_scrape_histogram refuses them), so a line with more was not
+     * written by llmload. */
+    if (n > PROM_HIST_MAX_BUCKETS) {
+        snprintf(err, errlen, "ttft_le_s: expected at most %d bounds, got %zu",
+                 PROM_HIST_MAX_BUCKETS - 1, n - 1);
+        return LL_E_PROTO;
+    }
     p->ttft_le = ll_calloc(n, sizeof *p->ttft_le);
     p->ttft_count = ll_calloc(n, sizeof *p->ttft_count);
     p->ttft_n = n;
