@@ -150,6 +150,27 @@ int engines_meaning_is_gpu(enum engine_meaning m)
     return m >= ENGINE_M_GPU_POWER && m <= ENGINE_M_GPU_GR_ACTIVE;
 }
 
+int engines_meaning_is_counter(enum engine_meaning m)
+{
+    return m == ENGINE_M_PREEMPTIONS || m == ENGINE_M_PROMPT_TOKENS ||
+           m == ENGINE_M_GENERATION_TOKENS || m == ENGINE_M_REQUEST_SUCCESS;
+}
+
+const char *engines_model_label(enum engine_kind k)
+{
+    /* vLLM's model_name is the served model name (--served-model-name,
+     * the name a request asks for); SGLang's the same; Triton labels
+     * every per-model metric model="..." and version="...". */
+    if (k == ENGINE_VLLM || k == ENGINE_SGLANG)
+        return "model_name";
+    return k == ENGINE_TRITON ? "model" : NULL;
+}
+
+const char *engines_default_model(enum engine_kind k)
+{
+    return k == ENGINE_TRITON ? "ensemble" : NULL;
+}
+
 int engines_prompt_excludes_cached(enum engine_kind k)
 {
     /* llama.cpp adds n_prompt_tokens_processed, the tokens it evaluated

@@ -119,6 +119,24 @@ int engines_meaning_is_mean(enum engine_meaning m);
 /* 1 for the GPU telemetry meanings (ENGINE_M_GPU_*). */
 int engines_meaning_is_gpu(enum engine_meaning m);
 
+/* 1 for an engine's own counters (preemptions, prompt and generation
+ * tokens, requests finished), whose label sets the scraper keeps apart
+ * so that the join can take each one's increase and pick the run's
+ * model's; 0 for the rest (gauges, the TTFT histogram, the GPUs'). */
+int engines_meaning_is_counter(enum engine_meaning m);
+
+/* The label that names the model of engine k's samples: "model_name"
+ * (vLLM, SGLang), "model" (Triton); NULL for an engine whose samples
+ * carry none (TGI, llama.cpp serve one model). Static. */
+const char *engines_model_label(enum engine_kind k);
+
+/* The model whose counters stand for a request of engine k when no
+ * series is the run's own model's: "ensemble" for Triton, whose
+ * nv_inference_request_success has one series per model of an ensemble
+ * (ensemble, preprocessing, tensorrt_llm, postprocessing), each counting
+ * the same requests. NULL for the others (their series are summed). */
+const char *engines_default_model(enum engine_kind k);
+
 /* The KV cache's capacity in tokens, where engine k exports it: vLLM's
  * info gauge vllm:cache_config_info carries num_gpu_blocks and block_size
  * as labels, and their product is the capacity. NAN when the engine does

@@ -89,6 +89,52 @@ static int ttft_of(const json_t *o, struct scrape_point *p, char *err, size_t er
     return 0;
 }
 
+/* The counters' label sets: "series": {"<meaning's key>": [{"name": ...,
+ * "model": ... (optional), "value": ...}, ...]}, at most
+ * SCRAPE_MAX_SERIES of each. A line without it keeps only the sums. */
+static int series_of(const json_t *o, struct scrape_point *p, char *err, size_t errlen)
+{
+    const json_t *all = json_object_get(o, "series");
+    if (!all)
+        return 0;
+    if (!json_is_object(all))
+        return fail(err, errlen, "series: expected an object");
+    for (int m = 0; m < ENGINE_MEANING_COUNT; m++) {
+        const char *key = scrape_meaning_key((enum engine_meaning)m);
+        const json_t *a = key && engines_meaning_is_counter((enum engine_meaning)m)
+                              ? json_object_get(all, key)
+                              : NULL;
+        if (!a)
+            continue;
+        size_t n = json_array_size(a);
+        if (!json_is_array(a) || n == 0 || n > SCRAPE_MAX_SERIES || !p->present[m]) {
+            snprintf(err, errlen,
+                     "series: %s: expected 1 to %d label sets of a counter the line has", key,
+                     SCRAPE_MAX_SERIES);
+            return LL_E_PROTO;
+        }
+        p->series[m] = ll_calloc(n, sizeof *p->series[m]);
+        for (size_t i = 0; i < n; i++) {
+            const json_t *x = json_array_get(a, i);
+            const char *name = json_string_value(json_object_get(x, "name"));
+            const json_t *model = json_object_get(x, "model");
+            struct scrape_counter_series *c = &p->series[m][p->series_n[m]];
+            if (!name || (model && !json_is_string(model)) ||
+                num_of(json_object_get(x, "value"), &c->value) != 0) {
+                snprintf(err, errlen,
+                         "series: %s: expected {\"name\": string, \"model\": string, "
+                         "\"value\": number}",
+                         key);
+                return LL_E_PROTO;
+            }
+            c->name = ll_strdup(name);
+            c->model = model ? ll_strdup(json_string_value(model)) : NULL;
+            p->series_n[m]++;
+        }
+    }
+    return 0;
+}
+
 /* The fields of an ok line: engine, gpus, the meanings, the histogram. */
 static int ok_fields(const json_t *o, struct scrape_point *p, int gpu, char *err, size_t errlen)
 {
@@ -114,7 +160,10 @@ static int ok_fields(const json_t *o, struct scrape_point *p, int gpu, char *err
         }
         p->present[m] = 1;
     }
-    return gpu ? 0 : ttft_of(o, p, err, errlen);
+    if (gpu)
+        return 0;
+    int rc = series_of(o, p, err, errlen);
+    return rc ? rc : ttft_of(o, p, err, errlen);
 }
 
 int scrape_line_parse(const char *line, size_t len, struct scrape_point *p, int *gpu, char *url,

@@ -6,8 +6,8 @@
  * the run joined its own in memory.
  *
  * A line keeps what the join uses: the start (mono_ns) and length
- * (dur_ns) of the GET, ok, the engine, each mapped meaning, the GPU count
- * and the TTFT histogram. It does not keep the KV cache's capacity
+ * (dur_ns) of the GET, ok, the engine, each mapped meaning, each engine
+ * counter's label sets ("series"), the GPU count and the TTFT histogram. It does not keep the KV cache's capacity
  * (kv_capacity_tokens is NAN), which no joined figure prints. */
 #ifndef LL_SCRAPELINE_H
 #define LL_SCRAPELINE_H

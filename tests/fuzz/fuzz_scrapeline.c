@@ -12,7 +12,7 @@
  * Then the input is read as lines, as `llmload merge` reads a file: each
  * line the parser accepts goes into a series (a lone one beside a copy
  * of itself a second later, so that every join has a span), and the
- * series is joined, both spans, so that what the parser lets through is
+ * series is joined (its model "m"), both spans, so that what the parser lets through is
  * what the join must survive (a histogram of more buckets than a
  * struct prom_histogram holds once went through). */
 #include <math.h>
@@ -23,44 +23,40 @@
 #include "metrics/scrapeline.h"
 #include "util/util.h"
 
-/* A copy of p (its arrays too) dt_ns later. */
-static void point_copy_later(const struct scrape_point *p, uint64_t dt_ns, struct scrape_point *q)
-{
-    *q = *p;
-    q->start_abs_ns += dt_ns;
-    q->end_abs_ns += dt_ns;
-    if (p->ttft_n) {
-        q->ttft_le = malloc(p->ttft_n * sizeof(double));
-        q->ttft_count = malloc(p->ttft_n * sizeof(double));
-        memcpy(q->ttft_le, p->ttft_le, p->ttft_n * sizeof(double));
-        memcpy(q->ttft_count, p->ttft_count, p->ttft_n * sizeof(double));
-    }
-}
-
 /* Parse each line of s into a series, as scrape_file_load does, and join
  * it over the whole timeline with both spans. */
 static void join_lines(const char *s, size_t size)
 {
     struct scrape_series srv;
     scrape_series_init(&srv);
+    scrape_series_set_model(&srv, "m");
+    const char *last = NULL;
+    size_t last_len = 0;
+    struct scrape_point p;
+    char err[200];
+    int gpu;
+    memset(&p, 0, sizeof p);
     for (size_t off = 0; off < size;) {
         const char *nl = memchr(s + off, '\n', size - off);
         size_t len = nl ? (size_t)(nl - (s + off)) : size - off;
-        struct scrape_point p;
-        char err[200];
-        int gpu;
         if (len) {
-            if (scrape_line_parse(s + off, len, &p, &gpu, NULL, 0, err, sizeof err) == 0)
+            if (scrape_line_parse(s + off, len, &p, &gpu, NULL, 0, err, sizeof err) == 0) {
+                last = s + off;
+                last_len = len;
                 scrape_series_add(&srv, &p); /* out of order: refused, p kept */
+            }
             scrape_point_reset(&p);
         }
         off += len + 1;
     }
-    if (srv.n == 1 && srv.pts[0].end_abs_ns < UINT64_MAX - LL_NS_PER_SEC) {
-        struct scrape_point q;
-        point_copy_later(&srv.pts[0], LL_NS_PER_SEC, &q);
-        scrape_series_add(&srv, &q);
+    /* One point: the same line again, a second later. */
+    if (srv.n == 1 && scrape_line_parse(last, last_len, &p, &gpu, NULL, 0, err, sizeof err) == 0 &&
+        p.end_abs_ns < UINT64_MAX - LL_NS_PER_SEC) {
+        p.start_abs_ns += LL_NS_PER_SEC;
+        p.end_abs_ns += LL_NS_PER_SEC;
+        scrape_series_add(&srv, &p);
     }
+    scrape_point_reset(&p);
     struct scrape_join j;
     for (int span = SCRAPE_SPAN_OUTER; span <= SCRAPE_SPAN_INNER; span++) {
         int rc = scrape_series_join(&srv, 0, UINT64_MAX, (enum scrape_span)span, &j);

@@ -224,6 +224,51 @@ static void test_join_guards_buckets(void **state)
     scrape_series_reset(&s);
 }
 
+/* A line keeps each counter's label sets ("series"), so that a merge
+ * joins as the run did: each set's increase, the run's model's alone. A
+ * line without them (written before) joins on the sums; one whose sets
+ * are not a list of name and value is refused. */
+static void test_series_read_back(void **state)
+{
+    (void)state;
+    static const char *const lines[2] = {
+        "{\"mono_ns\":1000000000,\"dur_ns\":1,\"ok\":true,\"engine\":\"vllm\","
+        "\"generation_tokens_total\":2000,\"series\":{\"generation_tokens_total\":["
+        "{\"name\":\"g{model_name=\\\"A\\\"}\",\"model\":\"A\",\"value\":1000},"
+        "{\"name\":\"g{model_name=\\\"B\\\"}\",\"model\":\"B\",\"value\":1000}]}}",
+        "{\"mono_ns\":2000000000,\"dur_ns\":1,\"ok\":true,\"engine\":\"vllm\","
+        "\"generation_tokens_total\":1150,\"series\":{\"generation_tokens_total\":["
+        "{\"name\":\"g{model_name=\\\"A\\\"}\",\"model\":\"A\",\"value\":1100},"
+        "{\"name\":\"g{model_name=\\\"B\\\"}\",\"model\":\"B\",\"value\":50}]}}",
+    };
+    struct scrape_series s;
+    struct scrape_point p;
+    int gpu;
+    char err[200];
+    scrape_series_init(&s);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(
+            scrape_line_parse(lines[i], strlen(lines[i]), &p, &gpu, NULL, 0, err, sizeof err), 0);
+        assert_int_equal(p.series_n[ENGINE_M_GENERATION_TOKENS], 2);
+        assert_int_equal(scrape_series_add(&s, &p), 0);
+    }
+    struct scrape_join j;
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.generation_tokens.delta, 150, 0);
+    scrape_series_set_model(&s, "A");
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.generation_tokens.delta, 100, 0);
+    scrape_series_reset(&s);
+
+    const char *bad = "{\"mono_ns\":1,\"dur_ns\":1,\"ok\":true,\"engine\":\"vllm\","
+                      "\"generation_tokens_total\":5,\"series\":{\"generation_tokens_total\":"
+                      "[{\"name\":\"g\"}]}}";
+    assert_int_equal(scrape_line_parse(bad, strlen(bad), &p, &gpu, NULL, 0, err, sizeof err),
+                     LL_E_PROTO);
+    assert_non_null(strstr(err, "series: generation_tokens_total: expected"));
+    scrape_point_reset(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -231,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_file_two_sources),
         cmocka_unit_test(test_ttft_too_many_bounds),
         cmocka_unit_test(test_join_guards_buckets),
+        cmocka_unit_test(test_series_read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
