@@ -50,7 +50,7 @@ static char *series_name(const struct prom_sample *smp)
     strbuf_init(&b);
     strbuf_puts(&b, smp->name);
     for (size_t i = 0; i < smp->n_labels; i++) {
-        strbuf_puts(&b, i ? ",\"" : "{\"");
+        strbuf_puts(&b, i ? "," : "{");
         strbuf_puts(&b, smp->labels[i].name);
         strbuf_puts(&b, "=\"");
         strbuf_add(&b, smp->labels[i].value, smp->labels[i].value_len);

@@ -348,6 +348,12 @@ static void test_counter_reset_per_series(void **state)
     add_body(&s, 1, pages[0]);
     add_body(&s, 2, pages[1]);
     assert_int_equal(s.pts[1].series_n[ENGINE_M_REQUEST_SUCCESS], 2);
+    /* Each set named as the page wrote it, its model beside. */
+    const struct scrape_counter_series *x = &s.pts[1].series[ENGINE_M_REQUEST_SUCCESS][1];
+    assert_string_equal(x->name,
+                        "vllm:request_success_total{finished_reason=\"length\",model_name=\"m\"}");
+    assert_string_equal(x->model, "m");
+    ASSERT_NEAR(x->value, 50, 0);
     struct scrape_join j;
     assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
     assert_true(j.request_success.present);
