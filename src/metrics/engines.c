@@ -77,6 +77,20 @@ static const struct engine_metric engine_table[] = {
          "kv_cache_block_type", "fraction", PROM_GAUGE, 0),
     ROW(ENGINE_TRITON, ENGINE_M_REQUEST_SUCCESS, "nv_inference_request_success", PROM_COUNTER, 1),
 
+    /* trtllm-serve (TensorRT-LLM's OpenAI server) with return_perf_metrics:
+     * its MetricsCollector (tensorrt_llm/metrics/collector.py) names these
+     * on /prometheus/metrics (its /metrics is JSON iteration stats). The
+     * running and waiting gauges are iteration stats, set only when they
+     * are enabled. trtllm_kv_cache_utilization is left out: its unit is
+     * not stated at the source. */
+    ROW(ENGINE_TRTLLM, ENGINE_M_WAITING, "trtllm_num_requests_waiting", PROM_GAUGE, 1),
+    ROW(ENGINE_TRTLLM, ENGINE_M_RUNNING, "trtllm_num_requests_running", PROM_GAUGE, 1),
+    ROW(ENGINE_TRTLLM, ENGINE_M_TTFT, "trtllm_time_to_first_token_seconds", PROM_HISTOGRAM, 1),
+    ROW(ENGINE_TRTLLM, ENGINE_M_PROMPT_TOKENS, "trtllm_prompt_tokens_total", PROM_COUNTER, 1),
+    ROW(ENGINE_TRTLLM, ENGINE_M_GENERATION_TOKENS, "trtllm_generation_tokens_total", PROM_COUNTER,
+        1),
+    ROW(ENGINE_TRTLLM, ENGINE_M_REQUEST_SUCCESS, "trtllm_request_success_total", PROM_COUNTER, 1),
+
     /* NVIDIA's DCGM exporter (default-counters.csv): one sample per GPU.
      * The energy counter is in mJ; the profiling field is 0..1. */
     ROW(ENGINE_DCGM, ENGINE_M_GPU_POWER, "DCGM_FI_DEV_POWER_USAGE", PROM_GAUGE, 1),
@@ -92,11 +106,8 @@ static const struct {
     enum engine_kind kind;
     const char *prefix;
 } engine_prefix[] = {
-    {ENGINE_VLLM, "vllm:"},
-    {ENGINE_SGLANG, "sglang:"},
-    {ENGINE_TGI, "tgi_"},
-    {ENGINE_LLAMACPP, "llamacpp:"},
-    {ENGINE_TRITON, "nv_"},
+    {ENGINE_VLLM, "vllm:"},         {ENGINE_SGLANG, "sglang:"}, {ENGINE_TGI, "tgi_"},
+    {ENGINE_LLAMACPP, "llamacpp:"}, {ENGINE_TRITON, "nv_"},     {ENGINE_TRTLLM, "trtllm_"},
 };
 
 const struct engine_metric *engines_table(size_t *n)
@@ -111,7 +122,7 @@ const char *engines_kind_name(enum engine_kind k)
     static const char *const names[] = {
         [ENGINE_UNKNOWN] = "unknown", [ENGINE_VLLM] = "vllm",         [ENGINE_SGLANG] = "sglang",
         [ENGINE_TGI] = "tgi",         [ENGINE_LLAMACPP] = "llamacpp", [ENGINE_TRITON] = "triton",
-        [ENGINE_DCGM] = "dcgm",
+        [ENGINE_TRTLLM] = "trtllm",   [ENGINE_DCGM] = "dcgm",
     };
     _Static_assert(LL_ARRAY_LEN(names) == ENGINE_KIND_COUNT, "a name for each engine");
     return (unsigned)k < ENGINE_KIND_COUNT ? names[k] : "unknown";
@@ -160,7 +171,8 @@ const char *engines_model_label(enum engine_kind k)
 {
     /* vLLM's model_name is the served model name (--served-model-name,
      * the name a request asks for); SGLang's the same; Triton labels
-     * every per-model metric model="..." and version="...". */
+     * every per-model metric model="..." and version="...". trtllm-serve
+     * labels its model_name "undefined" (openai_server.py), so it has none. */
     if (k == ENGINE_VLLM || k == ENGINE_SGLANG)
         return "model_name";
     return k == ENGINE_TRITON ? "model" : NULL;

@@ -21,6 +21,7 @@ enum engine_kind {
     ENGINE_TGI,
     ENGINE_LLAMACPP,
     ENGINE_TRITON, /* Triton, with or without the TensorRT-LLM backend */
+    ENGINE_TRTLLM, /* trtllm-serve's Prometheus page (/prometheus/metrics) */
     ENGINE_DCGM,   /* NVIDIA's DCGM exporter (GPU telemetry, --gpu-metrics): never
                           * detected, only asked for (a server's /metrics may carry
                           * DCGM_FI_* beside its own, as llmload sim --gpu-metrics does) */
@@ -72,7 +73,8 @@ struct engine_metric {
  * names before older ones). Static; *n gets its length. */
 const struct engine_metric *engines_table(size_t *n);
 
-/* Static names: "vllm", "sglang", "tgi", "llamacpp", "triton", "unknown";
+/* Static names: "vllm", "sglang", "tgi", "llamacpp", "triton", "trtllm",
+ * "unknown";
  * "waiting", "running", "kv_usage", ... "none". */
 const char *engines_kind_name(enum engine_kind k);
 const char *engines_meaning_name(enum engine_meaning m);
@@ -90,7 +92,8 @@ const struct engine_metric *engines_lookup(const struct prom_sample *s);
 int engines_prompt_excludes_cached(enum engine_kind k);
 
 /* Which engine a scrape came from: the engine whose metric-name prefix
- * ("vllm:", "sglang:", "tgi_", "llamacpp:", "nv_") the most samples carry.
+ * ("vllm:", "sglang:", "tgi_", "llamacpp:", "nv_", "trtllm_") the most
+ * samples carry.
  * ENGINE_UNKNOWN when none does (or s is NULL). */
 enum engine_kind engines_detect(const struct prom_scrape *s);
 
