@@ -75,6 +75,9 @@ static const struct engine_metric engine_table[] = {
          PROM_GAUGE, 1),
     ROWL(ENGINE_TRITON, ENGINE_M_KV_USAGE, "nv_trt_llm_kv_cache_block_metrics",
          "kv_cache_block_type", "fraction", PROM_GAUGE, 0),
+    /* One series per model: an ensemble's four models each count the same
+     * requests. The value here sums them; the join counts the run's
+     * model's, else the ensemble's (engines_default_model). */
     ROW(ENGINE_TRITON, ENGINE_M_REQUEST_SUCCESS, "nv_inference_request_success", PROM_COUNTER, 1),
 
     /* trtllm-serve (TensorRT-LLM's OpenAI server) with return_perf_metrics:
