@@ -185,6 +185,16 @@ static void counter_over(const struct scrape_series *s, size_t a, size_t b, enum
             continue;
         double d = p->value[m] - prev;
         if (d < 0) {
+            /* Several GPUs' energy falls when one GPU's counter restarts
+             * (its exporter or driver did): the sum's new value holds every
+             * other GPU's whole count (one of two 100 W GPUs reset read
+             * 1 MJ over 4 s). Which GPU, and by how much, the sums cannot
+             * say: the counter says nothing, and the energy comes from the
+             * power series. One GPU's sum is that GPU's counter. */
+            if (m == ENGINE_M_GPU_ENERGY && p->gpus > 1) {
+                memset(c, 0, sizeof *c);
+                return;
+            }
             d = p->value[m];
             c->resets++;
         }

@@ -925,6 +925,45 @@ static void test_gpu_energy_missing_gpu(void **state)
     scrape_series_reset(&s);
 }
 
+/* Two GPUs, one of whose energy counters restarts: the sum falls from
+ * 2000 J to 1150 J, and taking the new sum as the increase counted the
+ * other GPU's whole 1100 J. The counter says nothing; the energy comes
+ * from the power series. One GPU's restart still reads as a reset. */
+static void test_gpu_energy_one_gpu_reset(void **state)
+{
+    struct scrape_series s;
+    scrape_series_init(&s);
+    add_gpus(&s, 0, 2, 100, 1000, -1);
+    const char body[] = "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 100\n"
+                        "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"0\"} 1100000\n"
+                        "DCGM_FI_DEV_POWER_USAGE{gpu=\"1\"} 100\n"
+                        "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"1\"} 50000\n";
+    struct scrape_point p;
+    assert_int_equal(scrape_point_from_body_as(ENGINE_DCGM, body, sizeof body - 1, LL_NS_PER_SEC,
+                                               LL_NS_PER_SEC + 10 * LL_NS_PER_MS, &p, NULL),
+                     0);
+    assert_int_equal(scrape_series_add(&s, &p), 0);
+    add_gpus(&s, 2, 2, 100, 1200, -1);
+    struct scrape_join j;
+    assert_int_equal(
+        scrape_series_join(&s, (uint64_t)(0.5e9), (uint64_t)(1.5e9), SCRAPE_SPAN_OUTER, &j), 0);
+    assert_false(j.gpu_energy.present);
+    struct energy_figures e;
+    energy_figures_compute(&j, 0, 100, 1, 2, NAN, &e);
+    assert_string_equal(e.source, "power_integral");
+    scrape_series_reset(&s);
+
+    add_gpus(&s, 0, 1, 100, 1000, -1);
+    add_gpus(&s, 1, 1, 100, 50, -1);
+    add_gpus(&s, 2, 1, 100, 150, -1);
+    assert_int_equal(
+        scrape_series_join(&s, (uint64_t)(0.5e9), (uint64_t)(1.5e9), SCRAPE_SPAN_OUTER, &j), 0);
+    assert_true(j.gpu_energy.present);
+    ASSERT_NEAR(j.gpu_energy.delta, 150, 1e-6);
+    assert_int_equal(j.gpu_energy.resets, 1);
+    scrape_series_reset(&s);
+}
+
 /* Energy from the counter where there is one (its increase over the
  * outer span), else the power integrated by trapezoids, the failed scrape
  * in the middle bridged and counted; and the per-token figures. */
@@ -1072,6 +1111,7 @@ int main(void)
         cmocka_unit_test(test_expose_page),
         cmocka_unit_test(test_gpu_energy),
         cmocka_unit_test(test_gpu_energy_missing_gpu),
+        cmocka_unit_test(test_gpu_energy_one_gpu_reset),
         cmocka_unit_test(test_gpu_max_power_below_mean),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
