@@ -254,6 +254,40 @@ enum engine_kind engines_detect(const struct prom_scrape *s)
     return best;
 }
 
+/* Whether a GPU meaning is the whole board's: under MIG, dcgm-exporter
+ * repeats the board's power, energy counter, clock and utilisation for
+ * each instance (GPU_I_ID), while framebuffer and profiling fields are
+ * the instance's own. */
+static int meaning_is_board(enum engine_meaning m)
+{
+    return m == ENGINE_M_GPU_POWER || m == ENGINE_M_GPU_ENERGY || m == ENGINE_M_GPU_SM_CLOCK ||
+           m == ENGINE_M_GPU_UTIL;
+}
+
+static int label_eq(const struct prom_sample *a, const struct prom_sample *b, const char *name)
+{
+    const char *x = prom_sample_label(a, name), *y = prom_sample_label(b, name);
+    return x == y || (x && y && strcmp(x, y) == 0);
+}
+
+/* Whether samples[i], a MIG instance's copy of a board-level field,
+ * repeats one an earlier sample of the same row gave for the same board
+ * (Hostname, then UUID where there is one, else gpu): one A100 split in
+ * two instances at 300 W read 600 W and 2 GPUs. */
+static int board_repeat(const struct engine_metric *row, const struct prom_scrape *s, size_t i)
+{
+    const struct prom_sample *smp = &s->samples[i];
+    if (!meaning_is_board(row->meaning) || !prom_sample_label(smp, "GPU_I_ID"))
+        return 0;
+    const char *board = prom_sample_label(smp, "UUID") ? "UUID" : "gpu";
+    for (size_t j = 0; j < i; j++) {
+        const struct prom_sample *o = &s->samples[j];
+        if (row_matches(row, o) && label_eq(o, smp, "Hostname") && label_eq(o, smp, board))
+            return 1;
+    }
+    return 0;
+}
+
 int engines_extract(enum engine_kind k, const struct prom_scrape *s,
                     struct engine_values *out)
 {
@@ -271,7 +305,7 @@ int engines_extract(enum engine_kind k, const struct prom_scrape *s,
         size_t n = 0;
         for (size_t i = 0; i < s->n_samples; i++) {
             const struct prom_sample *smp = &s->samples[i];
-            if (!row_matches(row, smp))
+            if (!row_matches(row, smp) || board_repeat(row, s, i))
                 continue;
             double x = smp->value * row->scale;
             if (isnan(x) &&

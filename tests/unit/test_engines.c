@@ -195,6 +195,37 @@ static void test_kv_capacity(void **state)
     }
 }
 
+/* One A100 in two MIG instances: dcgm-exporter repeats the board's power
+ * and energy for each GPU_I_ID, which summed read 600 W and 2 GPUs; the
+ * framebuffer is each instance's own and sums. Two boards still sum. */
+static void test_dcgm_mig_board_once(void **state)
+{
+    const char *body = "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"1\","
+                       "Hostname=\"h\"} 300\n"
+                       "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"2\","
+                       "Hostname=\"h\"} 300\n"
+                       "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"0\",UUID=\"GPU-a\","
+                       "GPU_I_ID=\"1\",Hostname=\"h\"} 5000\n"
+                       "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"0\",UUID=\"GPU-a\","
+                       "GPU_I_ID=\"2\",Hostname=\"h\"} 5000\n"
+                       "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"1\","
+                       "Hostname=\"h\"} 100\n"
+                       "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-a\",GPU_I_ID=\"2\","
+                       "Hostname=\"h\"} 200\n"
+                       "DCGM_FI_DEV_POWER_USAGE{gpu=\"1\",UUID=\"GPU-b\",GPU_I_ID=\"1\","
+                       "Hostname=\"h\"} 250\n"
+                       "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-c\",GPU_I_ID=\"1\","
+                       "Hostname=\"h2\"} 100\n";
+    struct prom_scrape *s = test_prom_parse(body);
+    struct engine_values v;
+    assert_int_equal(engines_extract(ENGINE_DCGM, s, &v), 0);
+    ASSERT_NEAR(v.value[ENGINE_M_GPU_POWER], 650, 1e-9);
+    assert_int_equal(v.n[ENGINE_M_GPU_POWER], 3);
+    assert_int_equal(v.n[ENGINE_M_GPU_ENERGY], 1);
+    ASSERT_NEAR(v.value[ENGINE_M_GPU_MEM_USED], 300, 1e-9);
+    prom_scrape_free(s);
+}
+
 static void test_lookup_keeps_unknown_raw(void **state)
 {
     struct prom_scrape *s = load("vllm.txt");
@@ -291,5 +322,6 @@ TEST_MAIN(cmocka_unit_test(test_detect_each_engine), EXTRACT_TEST(test_extract_v
           EXTRACT_TEST(test_extract_llamacpp_fixture, 3), EXTRACT_TEST(test_extract_triton, 4),
           EXTRACT_TEST(test_extract_trtllm, 5), cmocka_unit_test(test_extract_triton_pending),
           cmocka_unit_test(test_old_vllm_kv_name_and_max), cmocka_unit_test(test_kv_capacity),
+          cmocka_unit_test(test_dcgm_mig_board_once),
           cmocka_unit_test(test_lookup_keeps_unknown_raw), cmocka_unit_test(test_ttft_histogram),
           cmocka_unit_test(test_table_consistent))
