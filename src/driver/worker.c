@@ -341,8 +341,8 @@ static int closed_active(const struct worker *w)
 /* ---- sessions (partly open) -------------------------------------------- */
 
 /* Start turn s->started of session s, intended at sched_ns: its own user
- * prompt is workload request s->index * SESSION_MAX_TURNS + turn, and it
- * resends the earlier turns. The spend guard counts the whole context. A
+ * prompt is workload request s->index * SESSION_MAX_TURNS + turn (in the
+ * class of turn 0), and it resends the earlier turns. The spend guard counts the whole context. A
  * later turn the guard refuses ends the session (cut); a first turn it
  * refuses closes a session that never started (the caller counts none).
  * submit comes last: a request that fails at once finishes
@@ -354,7 +354,10 @@ static int session_start_turn(struct worker *w, struct session *s, uint64_t ordi
     const struct run_config *cfg = w->d->cfg;
     uint32_t k = s->started;
     struct req_spec spec;
-    workload_spec(&cfg->workload, s->index * SESSION_MAX_TURNS + k, &spec);
+    /* The class is the session's, drawn by its first turn: a conversation
+     * stays on one API, and in one class's table. */
+    workload_spec_class(&cfg->workload, s->index * SESSION_MAX_TURNS + k,
+                        k > 0 ? s->hist[0].spec.class_idx : -1, &spec);
     spec.session = (int64_t)s->index;
     spec.turn = (int32_t)k;
     s->hist[k].spec = spec;

@@ -729,6 +729,64 @@ static void test_sessions_stop_cuts_only_unfinished(void **state)
     harness_recs_free(all);
 }
 
+/* A session has one class: 12 sessions of 4 turns with two equally
+ * weighted classes on two APIs (chat and completions). Every record of a
+ * session carries its turn 0's class, and both classes occur (premise:
+ * 12 first turns all of one class has probability 2^-11). The parent drew
+ * a class per turn, so conversations switched API mid-way: all 12 whole
+ * by chance has probability 2^-36. */
+static void test_sessions_one_class(void **state)
+{
+    (void)state;
+    char url[160], dir[600], wl[600];
+    harness_sim_v1_start(url, sizeof url, (const char *const[]){"--profile", "instant", NULL});
+    harness_tmp_file(wl, sizeof wl, "classes.json",
+                     "{\"version\":1,\"classes\":["
+                     "{\"name\":\"a\",\"prompt_tokens\":8,\"output_tokens\":3,\"api\":\"chat\"},"
+                     "{\"name\":\"b\",\"prompt_tokens\":6,\"output_tokens\":2,"
+                     "\"api\":\"completions\"}]}");
+    harness_tmp_path(dir, sizeof dir, "classes");
+    const char *run[] = {"run",
+                         "--url",
+                         url,
+                         "--out",
+                         dir,
+                         "--quiet",
+                         "--no-metrics",
+                         "--sessions",
+                         "50",
+                         "--arrival",
+                         "constant",
+                         "--requests",
+                         "12",
+                         "--turns",
+                         "4",
+                         "--workload",
+                         wl,
+                         "--ignore-eos",
+                         NULL};
+    free(harness_run_expect(run, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    assert_int_equal(r->all->n, 48);
+    int seen[2] = {0, 0};
+    for (int sn = 0; sn < 12; sn++) {
+        assert_non_null(r->by[sn][0]);
+        const char *c0 = harness_sval(r->by[sn][0], "class");
+        assert_non_null(c0);
+        seen[strcmp(c0, "a") == 0 ? 0 : 1] = 1;
+        for (int t = 1; t < 4; t++) {
+            assert_non_null(r->by[sn][t]);
+            const char *c = harness_sval(r->by[sn][t], "class");
+            if (!c || strcmp(c, c0) != 0)
+                fail_msg("session %d: turn 0 of class %s, turn %d of class %s", sn, c0, t,
+                         c ? c : "(none)");
+        }
+    }
+    assert_true(seen[0] && seen[1]);
+    recs_free(r);
+}
+
 /* Contradictory or impossible session flags exit 2 before any request. */
 static void test_sessions_bad_flags(void **state)
 {
@@ -766,5 +824,6 @@ HARNESS_MAIN(
     cmocka_unit_test_teardown(test_sessions_rate_over_arrivals, harness_sim_tmp_teardown),
     cmocka_unit_test_teardown(test_sessions_one_turn_rates_agree, harness_sim_tmp_teardown),
     cmocka_unit_test_teardown(test_sessions_spend_guard_ends_arrivals, harness_sim_tmp_teardown),
+    cmocka_unit_test_teardown(test_sessions_one_class, harness_sim_tmp_teardown),
     cmocka_unit_test_teardown(test_sessions_stop_cuts_only_unfinished, teardown_client),
     cmocka_unit_test(test_sessions_bad_flags))
