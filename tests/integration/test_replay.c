@@ -506,6 +506,37 @@ static void test_replay_indexed_shards_merge(void **state)
     free(rp.dir);
 }
 
+/* --cold-start N on a trace with its own "index" makes cold the lines
+ * whose index is below N, as docs/metrics.md and replay --help say (the
+ * record carries the index as id, not the line's position, and merge and
+ * report judge cold from the records): indices 3, 0, 1 in time order with
+ * --cold-start 1 make the second line cold, not the first. */
+static void test_replay_cold_by_index(void **state)
+{
+    const char *sargs[] = {"--profile", "instant", NULL};
+    struct replay_paths rp;
+    replay_paths_start(sargs, &rp);
+    harness_write_file(rp.trace,
+                       "{\"index\":3,\"t\":0,\"prompt_tokens\":10,\"output_tokens\":5}\n"
+                       "{\"index\":0,\"t\":0.05,\"prompt_tokens\":10,\"output_tokens\":5}\n"
+                       "{\"index\":1,\"t\":0.1,\"prompt_tokens\":10,\"output_tokens\":5}\n");
+    const char *a[] = {"replay", rp.trace,  "--url",        rp.url, "--out",
+                       rp.out,   "--quiet", "--cold-start", "1",    NULL};
+    free(run_llmload(a, 0, 1));
+    harness_sim_teardown(NULL);
+    struct harness_recs *r = harness_requests_load(rp.out);
+    assert_int_equal(r->n, 3);
+    for (size_t i = 0; i < r->n; i++) {
+        int64_t id = harness_ival(r->items[i], "id");
+        int cold = json_is_true(json_object_get(r->items[i], "cold"));
+        if (cold != (id == 0))
+            fail_msg("record id %lld: cold %d", (long long)id, cold);
+    }
+    harness_recs_free(r);
+    harness_rm_rf(rp.dir);
+    free(rp.dir);
+}
+
 static void test_replay_bad_input(void **state)
 {
     char *dir = harness_tmpdir();
@@ -652,4 +683,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_replay_identical_to_dump, harness_si
              cmocka_unit_test_teardown(test_replay_trace_ends_before_duration,
                                        harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_indexed_shards_merge, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_replay_cold_by_index, harness_sim_teardown),
              cmocka_unit_test(test_replay_bad_input))
