@@ -488,11 +488,24 @@ int trace_parse(const char *name, const char *text, size_t len,
         goto fail;
     }
     if (t->time_field == TRACE_TIME_TIMESTAMP) {
-        double lo = p.stamps[0];
+        size_t at = 0;
         for (size_t i = 1; i < t->n; i++)
-            lo = fmin(lo, p.stamps[i]);
-        for (size_t i = 0; i < t->n; i++)
+            at = p.stamps[i] < p.stamps[at] ? i : at;
+        double lo = p.stamps[at];
+        /* A span past what "t" takes (2^62 ns) would overflow the
+         * nanoseconds (timestamps go to 1e11 s): refused, not wrapped. */
+        for (size_t i = 0; i < t->n; i++) {
+            if (p.stamps[i] - lo > TRACE_MAX_T_S) {
+                snprintf(err, errlen,
+                         "%s:%u: timestamp: %.17g s after the earliest (line %u): "
+                         "expected at most %g s after it",
+                         name, t->entries[i].line, p.stamps[i] - lo, t->entries[at].line,
+                         TRACE_MAX_T_S);
+                rc = LL_E_INVAL;
+                goto fail;
+            }
             t->entries[i].sched_ns = (uint64_t)llround((p.stamps[i] - lo) * 1e9);
+        }
     }
     qsort(t->entries, t->n, sizeof(*t->entries), cmp_arrival);
     if (t->has_index) {

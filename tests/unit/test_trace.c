@@ -219,6 +219,14 @@ static void test_errors(void **state)
               "{\"index\":4,\"sched_ns\":1,\"prompt_tokens\":1,\"max_tokens\":1}\n"
               "{\"index\":3,\"sched_ns\":2,\"prompt_tokens\":1,\"max_tokens\":1}\n",
               "t.jsonl:3: index: 3 repeats line 1's", NULL);
+    /* Timestamps go to 1e11 s, but nanoseconds after the earliest only to
+     * 2^62 (4.6e9 s): a wider span is refused, naming both lines, where
+     * the parent's llround overflowed silently. */
+    parse_bad("{\"timestamp\":99000000000,\"prompt_tokens\":1,\"max_tokens\":1}\n"
+              "{\"timestamp\":1000,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:1: timestamp: 98999999000 s after the earliest (line 2): expected at "
+              "most 4.6e+09 s after it",
+              NULL);
 
     char err[256];
     struct trace *t = (struct trace *)1;
