@@ -288,6 +288,15 @@ static int get_prefix(struct tparse *p, const struct jscan_value *v,
     }
     if (!has_pid)
         return 0;
+    /* A prompt text is sent as it is, with no synthetic prefix: the pair
+     * would be ignored, and the record would claim a prefix never sent. */
+    if (e->prompt_off != TRACE_NONE) {
+        terr(p, &v[F_PREFIX_ID], "prefix_id",
+             "given with a \"prompt\" text, which is sent as it is (no shared prefix is "
+             "built into it): expected prompt_tokens instead of prompt, or no prefix_id and "
+             "prefix_tokens");
+        return LL_E_INVAL;
+    }
     if ((rc = get_int(p, &v[F_PREFIX_ID], "prefix_id", 0, 0xFFFFFFFFLL,
                       "a whole number in [0, 4294967295]", &x)))
         return rc;

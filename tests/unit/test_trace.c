@@ -205,6 +205,11 @@ static void test_errors(void **state)
               "cancel_after_ns: expected a whole number of nanoseconds", NULL);
     parse_bad("{\"sched_ns\":5,\"max_tokens\":1,\"prompt\":\"a\\u0000b\"}\n",
               "prompt: expected text without NUL", NULL);
+    /* The parent accepted the pair beside a text and ignored it. */
+    parse_bad("{\"sched_ns\":5,\"max_tokens\":1,\"prompt\":\"hi\",\"prefix_id\":1,"
+              "\"prefix_tokens\":1}\n",
+              "t.jsonl:1:56: prefix_id: given with a \"prompt\" text, which is sent as it is",
+              NULL);
     parse_bad("{\"sched_ns\":5,\"max_tokens\":1,\"prompt\":7}\n",
               "prompt: expected a string", NULL);
     parse_bad("{\"sched_ns\":5,\"max_tokens\":1,\"prompt\":\"\"}\n",
