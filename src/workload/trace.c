@@ -216,17 +216,16 @@ static int get_arrival(struct tparse *p, const struct jscan_value *root,
     *secs = 0;
     if (tf == F_SCHED_NS) {
         if ((rc = get_int(p, &v[tf], "sched_ns", 0, TRACE_MAX_SCHED_NS,
-                          "a whole number of nanoseconds >= 0", &x)))
+                          "a whole number of nanoseconds in [0, 4611686018427387904]", &x)))
             return rc;
         e->sched_ns = (uint64_t)x;
     } else if (tf == F_T) {
         if ((rc = get_seconds(p, &v[tf], "t", TRACE_MAX_T_S,
-                              "seconds from the trace start, >= 0", secs)))
+                              "seconds from the trace start, in [0, 4.6e9]", secs)))
             return rc;
         e->sched_ns = (uint64_t)llround(*secs * 1e9);
     } else if ((rc = get_seconds(p, &v[tf], "timestamp", TRACE_MAX_TIMESTAMP_S,
-                                 "absolute seconds >= 0 (e.g. Unix time)",
-                                 secs))) {
+                                 "absolute seconds in [0, 1e11] (e.g. Unix time)", secs))) {
         return rc;
     }
     return 0;
@@ -327,14 +326,13 @@ static int get_optional(struct tparse *p, const struct jscan_value *v,
         return rc;
     if (v[F_SESSION_ID].type != JSCAN_INVALID) {
         if ((rc = get_int(p, &v[F_SESSION_ID], "session_id", 0, INT64_MAX,
-                          "a whole number >= 0", &x)))
+                          "a whole number in [0, 9223372036854775807]", &x)))
             return rc;
         e->session_id = (uint64_t)x;
     }
     if (v[F_CANCEL_AFTER_NS].type != JSCAN_INVALID) {
-        if ((rc = get_int(p, &v[F_CANCEL_AFTER_NS], "cancel_after_ns", 0,
-                          TRACE_MAX_SCHED_NS,
-                          "a whole number of nanoseconds >= 0", &x)))
+        if ((rc = get_int(p, &v[F_CANCEL_AFTER_NS], "cancel_after_ns", 0, TRACE_MAX_SCHED_NS,
+                          "a whole number of nanoseconds in [0, 4611686018427387904]", &x)))
             return rc;
         e->cancel_after_ns = (uint64_t)x;
     }
@@ -362,7 +360,7 @@ static int get_index(struct tparse *p, const struct jscan_value *root,
     }
     if (has_index) {
         if ((rc = get_int(p, &v[F_INDEX], "index", 0, INT64_MAX,
-                          "a whole number >= 0", &x)))
+                          "a whole number in [0, 9223372036854775807]", &x)))
             return rc;
         e->index = (uint64_t)x;
     }
