@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/badarg.h"
 #include "cli/calibprobe.h"
 #include "cli/cmds.h"
 #include "cli/runopts.h"
@@ -48,20 +49,17 @@ static const struct runopts_flag calib_flags[] = {
     {"help", 'h', RUNOPTS_KIND_HELP, 0, NULL},
 };
 
-/* The flags into o: 0, RUNOPTS_HELP, or LL_E_INVAL with the reason in err.
- * calibrate words its errors as it always has: no "needs a value", and
- * no pointer at `llmload calibrate --help`. */
+/* The flags into o: 0, RUNOPTS_HELP, or LL_E_INVAL with the reason in err. */
 static int parse_args(int argc, char **argv, struct calib_opts *o, char *err, size_t errlen)
 {
     const struct runopts_table t = {calib_flags, LL_ARRAY_LEN(calib_flags), o};
-    int rc = runopts_walk(argc, argv, &t, 1, err, errlen);
-    if (rc == RUNOPTS_NO_VALUE || rc == RUNOPTS_UNKNOWN)
-        return runopts_errf(err, errlen, "calibrate: unknown or incomplete option \"%s\" "
-                            "(see --help)", argv[optind - 1]);
+    int rc = runopts_walk(argc, argv, "calibrate", &t, 1, err, errlen);
     if (rc != 0)
         return rc;
-    if (optind < argc)
-        return runopts_errf(err, errlen, "calibrate: unexpected argument \"%s\"", argv[optind]);
+    if (optind < argc) {
+        badarg_operand(err, errlen, "calibrate", argv[optind], 1);
+        return LL_E_INVAL;
+    }
     if (!o->url)
         o->url = RUNOPTS_DEFAULT_URL;
     if (runopts_check_url(o->url, err, errlen) != 0)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/badarg.h"
 #include "cli/cmds.h"
 #include "cli/cmp_int.h"
 #include "measure/compare.h"
@@ -582,9 +583,7 @@ static int compare_flags(int argc, char **argv, struct cmp_args *a)
         case O_OUT: a->out = optarg; break;
         case O_FORCE: a->force = 1; break;
         case O_QUIET: a->quiet = 1; break;
-        case ':': ll_usage_fail("%s needs a value (see llmload compare --help)", argv[optind - 1]);
-        default:
-            ll_usage_fail("unknown option \"%s\" (see llmload compare --help)", argv[optind - 1]);
+        default: badarg_getopt_fail("compare", argv, optind, ch, optopt, opts);
         }
     }
     if (a->fail_on)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/badarg.h"
 #include "cli/cmds.h"
 #include "cli/sweepjob.h"
 #include "decode/openai.h"
@@ -133,14 +134,14 @@ static int demo_parse_args(int argc, char **argv, struct demo_opts *d)
         case 'h':
             demo_usage(stdout);
             return 1;
-        case ':':
-            ll_usage_fail("%s: needs a value (see llmload demo --help)", argv[optind - 1]);
-        default:
-            ll_usage_fail("unknown option \"%s\" (see llmload demo --help)", argv[optind - 1]);
+        default: badarg_getopt_fail("demo", argv, optind, c, optopt, opts);
         }
     }
-    if (optind < argc)
-        ll_usage_fail("unexpected argument \"%s\" (see llmload demo --help)", argv[optind]);
+    if (optind < argc) {
+        char why[512];
+        badarg_operand(why, sizeof why, "demo", argv[optind], 0);
+        ll_usage_fail("%s", why);
+    }
     return 0;
 }
 

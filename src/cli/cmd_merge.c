@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "cli/badarg.h"
 #include "cli/cmds.h"
 #include "cli/mergeserver.h"
 #include "report/report_build.h"
@@ -73,12 +74,7 @@ int merge_main(int argc, char **argv)
         case 'p': allow_partial = 1; break;
         case 'f': force = 1; break;
         case 'H': hist_only = 1; break;
-        case ':':
-            ll_usage_fail("merge: %s needs a value (see llmload merge --help)", argv[optind - 1]);
-            break;
-        default:
-            ll_usage_fail("merge: unknown option \"%s\" (see llmload merge --help)",
-                          argv[optind - 1]);
+        default: badarg_getopt_fail("merge", argv, optind, c, optopt, opts);
         }
     }
     if (!out && optind >= argc) /* nothing given: both, as the usage line has them */

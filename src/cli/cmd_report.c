@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "cli/badarg.h"
 #include "cli/cmds.h"
 #include "cli/mergeserver.h"
 #include "cli/runsetup.h"
@@ -82,7 +83,7 @@ int report_main(int argc, char **argv)
             report_usage(stdout);
             return LL_EXIT_OK;
         }
-        ll_usage_fail("unknown option \"%s\" (see llmload report --help)", argv[optind - 1]);
+        badarg_getopt_fail("report", argv, optind, c, optopt, opts);
     }
     if (optind != argc - 1)
         ll_usage_fail("report: expected one results directory (see llmload report --help)");

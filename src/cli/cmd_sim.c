@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/badarg.h"
 #include "cli/cmds.h"
 #include "sim/engine.h"
 #include "sim/faults.h"
@@ -260,6 +261,14 @@ static double parse_nonneg(struct sim_args *a, const char *flag, const char *v)
     return d;
 }
 
+/* Refuse an option for a reason badarg.h words, as sim_bad. */
+static void sim_refuse(struct sim_args *a, enum badarg_kind k, const char *opt)
+{
+    if (!a->bad)
+        badarg_say(a->err, sizeof a->err, "sim", k, opt);
+    a->bad = 1;
+}
+
 /* Walk argv, calling on(a, opt, value) for each option (value NULL for
  * flags), up to the first refusal. Returns 0, or LL_E_INVAL with the
  * reason in a->err (an unknown option, a missing value, or what on
@@ -272,11 +281,11 @@ static int walk_args(int argc, char **argv,
         const char *val;
         const struct sim_opt *o = find_opt(argv[i], &val);
         if (!o) {
-            sim_bad(a, "sim: unknown option \"%s\" (see llmload sim --help)", argv[i]);
+            sim_refuse(a, BADARG_UNKNOWN, argv[i]);
         } else if (o->has_arg && !val && i + 1 >= argc) {
-            sim_bad(a, "%s: missing value", o->name);
+            sim_refuse(a, BADARG_NEEDS_VALUE, o->name);
         } else if (!o->has_arg && val) {
-            sim_bad(a, "%s: takes no value, got \"%s\"", o->name, val);
+            sim_refuse(a, BADARG_NO_VALUE, o->name);
         } else {
             if (o->has_arg && !val)
                 val = argv[++i];

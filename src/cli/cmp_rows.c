@@ -244,9 +244,9 @@ double cmp_side_value(const struct side *s, const char *row)
     /* The rows are --expect's metrics: one reader of a figure by name. */
     struct expect_figures f;
     for (int m = 0; m < LAT_N; m++)
-        for (int p = 0; p < NPCT; p++)
+        for (int p = 0; p < EXPECT_NPCT; p++)
             f.lat_ns[m][p] =
-                s->lat[m].n ? cmp_percentile_sorted(s->lat[m].v, s->lat[m].n, pcts[p]) : NAN;
+                s->lat[m].n ? cmp_percentile_sorted(s->lat[m].v, s->lat[m].n, expect_pcts[p]) : NAN;
     f.goodput = s->goodput;
     f.attainment = s->attainment;
     f.achieved_rate = s->send_rate;

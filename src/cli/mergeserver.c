@@ -102,6 +102,7 @@ json_t *merge_server_join(const struct runmerge_window *w, FILE *out, json_t **e
         struct scrape_source src = {url ? url : "", ju(w->server, "scrapes"),
                                     ju(w->server, "failed"), w->origin_abs_ns};
         struct scrape_join j;
+        scrape_series_set_model(&srv, json_string_value(json_object_get(w->server, "model")));
         int jrc = scrape_series_join(&srv, w->origin_abs_ns, w->origin_abs_ns + w->end_ns,
                                      SCRAPE_SPAN_OUTER, &j);
         struct scrape_client c = {w->ttft_sent_p50_s, w->ttft_sent_p99_s,     w->output_tokens,

@@ -477,6 +477,8 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
     info->interrupted = res->interrupted;
     info->stop_reason = res->stop_reason;
     info->records_written = res->records_written;
+    info->shard = cfg->shard;
+    info->shards = cfg->shards;
     info->prompts = driver_prompts(cfg);
     if (slo_is_set(&cfg->slo)) {
         slo_format(&cfg->slo, slo_buf, slo_len);

@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "cli/runsetup.h"
-#include "measure/record.h"
+#include "measure/summary.h"
 #include "util/util.h"
 
 int run_exit_combine(int a, int b)
@@ -29,18 +29,21 @@ int run_exit_status(const struct run_setup *rs, const struct summary_info *info,
                   (unsigned long long)res->records_lost, rs->dir);
     if (res->records_lost || summary_failed)
         code = run_exit_combine(code, LL_EXIT_RUNTIME);
-    /* A request the workload cancelled on purpose (--cancel-after) did
-     * what was asked of it: a run of nothing else has not failed. */
-    uint64_t failed = res->stats.completed - res->stats.by_kind[REC_CANCELLED];
-    if (failed && res->stats.by_kind[REC_OK] == 0 && !rs->stopped_in) {
-        ll_errorf("no request succeeded: all %llu of the window failed (errors by kind above)",
-                  (unsigned long long)failed);
+    /* One rule (summary_measured) for this, summary.json and the page. A
+     * shard's empty window is llmload merge's to judge: said, not failed. */
+    char why[400];
+    switch (rs->stopped_in ? SUMMARY_MEASURED
+                           : summary_measured(why, sizeof why, &res->stats, info)) {
+    case SUMMARY_NONE_OK:
+        ll_errorf("%s (errors by kind above)", why);
         code = run_exit_combine(code, LL_EXIT_NO_OK);
-    } else if (res->stats.scheduled == 0 && !res->interrupted && !rs->stopped_in) {
-        char why[400];
-        summary_empty_why(why, sizeof why, info);
-        ll_errorf("nothing was measured: %s", why);
+        break;
+    case SUMMARY_EMPTY:
+        ll_errorf("%s", why);
         code = run_exit_combine(code, LL_EXIT_NO_OK);
+        break;
+    case SUMMARY_SHARD_EMPTY: ll_errorf("%s", why); break;
+    case SUMMARY_MEASURED: break;
     }
     /* INVALID (1) wins over a failed --expect (7): the lowest wins. */
     if (info->expect_failed)

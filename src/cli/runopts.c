@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/badarg.h"
 #include "cli/runopts_int.h"
 #include "cli/shard.h"
 #include "metrics/scrape.h"
@@ -285,8 +286,8 @@ static int flag_take(const struct runopts_flag *f, void *dst, const char *a, cha
     return 0;
 }
 
-int runopts_walk(int argc, char **argv, const struct runopts_table *t, size_t n_tables,
-                 char *err, size_t errlen)
+int runopts_walk(int argc, char **argv, const char *cmd, const struct runopts_table *t,
+                 size_t n_tables, char *err, size_t errlen)
 {
     struct walk w; /* on the stack: nothing to free on any way out */
     walk_init(&w, t, n_tables);
@@ -294,11 +295,11 @@ int runopts_walk(int argc, char **argv, const struct runopts_table *t, size_t n_
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, w.shorts, w.opts, NULL)) != -1) {
-        if (c == ':')
-            return RUNOPTS_NO_VALUE;
-        int i = walk_find(&w, c);
-        if (i < 0)
-            return RUNOPTS_UNKNOWN;
+        int i = c == ':' ? -1 : walk_find(&w, c);
+        if (i < 0) {
+            badarg_getopt(err, errlen, cmd, argv, optind, c, optopt, w.opts);
+            return LL_E_INVAL;
+        }
         int rc = flag_take(w.flag[i], w.dst[i], optarg, err, errlen);
         if (rc != 0)
             return rc;
@@ -313,18 +314,21 @@ int runopts_parse(int argc, char **argv, const char *cmd, const struct runopts_t
                                  {prom_flags, LL_ARRAY_LEN(prom_flags), o}};
     if (own)
         t[2] = *own;
-    int rc = runopts_walk(argc, argv, t, own ? 3 : 2, err, errlen);
-    if (rc == RUNOPTS_NO_VALUE)
-        return runopts_errf(err, errlen, "%s: needs a value (see llmload %s --help)",
-                            argv[optind - 1], cmd);
-    if (rc == RUNOPTS_UNKNOWN)
-        return runopts_errf(err, errlen, "unknown option \"%s\" (see llmload %s --help)",
-                            argv[optind - 1], cmd);
+    int rc = runopts_walk(argc, argv, cmd, t, own ? 3 : 2, err, errlen);
     if (rc != 0)
         return rc;
-    if (argc - optind > max_operands)
-        return runopts_errf(err, errlen, "unexpected argument \"%s\" (see llmload %s --help)",
-                            argv[optind + max_operands], cmd);
+    /* A URL among the operands was meant for --url (no operand of run,
+     * replay or sweep is one): point at it before counting them. */
+    for (int i = optind; i < argc; i++) {
+        if (badarg_is_url(argv[i])) {
+            badarg_operand(err, errlen, cmd, argv[i], 1);
+            return LL_E_INVAL;
+        }
+    }
+    if (argc - optind > max_operands) {
+        badarg_operand(err, errlen, cmd, argv[optind + max_operands], 1);
+        return LL_E_INVAL;
+    }
     *first = optind;
     return promopts_check(&o->prom, err, errlen);
 }
@@ -363,12 +367,27 @@ int runopts_count(const char *name, const char *v, uint64_t min, uint64_t *out, 
 int runopts_count_upto(const char *name, const char *v, uint32_t max, uint32_t *out, char *err,
                        size_t errlen)
 {
-    uint64_t n;
-    if (runopts_count(name, v, 1, &n, err, errlen) != 0)
-        return LL_E_INVAL;
-    if (n > max)
+    /* The range in the message: runopts_count's example ("10k") would be
+     * out of it for --threads (at most 256). */
+    double x;
+    if (ll_parse_count(v, &x) != 0 || x != floor(x) || x < 1)
+        return runopts_errf(err, errlen, "%s: expected a whole number from 1 to %u%s, got \"%s\"",
+                            name, max, max >= 10000 ? " (e.g. 100 or 10k)" : "", v);
+    if (x > max)
         return runopts_errf(err, errlen, "%s: at most %u, got \"%s\"", name, max, v);
-    *out = (uint32_t)n;
+    *out = (uint32_t)x;
+    return 0;
+}
+
+int runopts_rate(const char *name, const char *v, double *out_per_s, char *err, size_t errlen)
+{
+    double x = 0;
+    if (runopts_positive(name, v, &x, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (x > ARRIVAL_RATE_MAX_PER_S)
+        return runopts_errf(err, errlen, "%s: expected a rate up to 1e9 per second, got \"%s\"",
+                            name, v);
+    *out_per_s = x;
     return 0;
 }
 
@@ -446,9 +465,16 @@ int runopts_gpu_url(const char *a, const char **urls, size_t *n, char *err, size
 
 int runopts_spend_check(const struct run_config *cfg, char *err, size_t errlen)
 {
-    uint64_t first;
-    if (!cfg->max_tokens_total || !driver_first_cost(cfg, &first) || first <= cfg->max_tokens_total)
+    uint64_t first, bound = driver_spend_bound(cfg);
+    if (!cfg->max_tokens_total || !driver_first_cost(cfg, &first) || first <= bound)
         return 0;
+    if (bound != cfg->max_tokens_total)
+        return runopts_errf(err, errlen,
+                            "--max-tokens-total: %llu gives shard %u/%u its share, %llu, less "
+                            "than its first request alone (%llu prompt and max tokens): its "
+                            "spend guard would stop before sending anything",
+                            (unsigned long long)cfg->max_tokens_total, cfg->shard, cfg->shards,
+                            (unsigned long long)bound, (unsigned long long)first);
     return runopts_errf(err, errlen,
                         "--max-tokens-total: %llu is less than the first request alone (%llu "
                         "prompt and max tokens): the spend guard would stop before sending "

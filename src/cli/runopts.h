@@ -42,12 +42,6 @@
 /* runopts_parse's and runopts_walk's answer when --help or -h was given. */
 #define RUNOPTS_HELP 1
 
-/* runopts_walk's answers for an argument it cannot take (the caller words
- * the message): a flag without its value, and an unknown or ambiguous
- * flag (or a value given to a flag that takes none). */
-#define RUNOPTS_NO_VALUE 2
-#define RUNOPTS_UNKNOWN 3
-
 /* Everything the flags say, before it becomes a run_config. Strings are
  * borrowed from argv. Zero-initialise before parsing. */
 struct run_opts {
@@ -146,19 +140,21 @@ struct runopts_table {
  * flag into its table's dst. Resets optind and opterr. Returns 0 at the
  * end, optind then at the first operand (argc when there is none);
  * RUNOPTS_HELP at a HELP flag; LL_E_INVAL with a CALL flag's reason in
- * err; or, err untouched and argv[optind - 1] the argument at fault,
- * RUNOPTS_NO_VALUE or RUNOPTS_UNKNOWN. More than RUNOPTS_MAX_FLAGS flags
- * is a programming error: it aborts. */
-int runopts_walk(int argc, char **argv, const struct runopts_table *t, size_t n_tables,
-                 char *err, size_t errlen);
+ * err; or LL_E_INVAL with badarg.h's words for an argument getopt_long
+ * refused (unknown, ambiguous, a value missing or not taken), which point
+ * at `llmload cmd --help`. More than RUNOPTS_MAX_FLAGS flags is a
+ * programming error: it aborts. */
+int runopts_walk(int argc, char **argv, const char *cmd, const struct runopts_table *t,
+                 size_t n_tables, char *err, size_t errlen);
 
 /* Parse argv[1..] over the shared flags (into o) and the command's own
  * (own, or NULL): returns 0 with *first set to the index in argv of the
  * first operand (argc when there is none), at most max_operands of them;
  * RUNOPTS_HELP when --help or -h was given (the caller prints its usage
  * and ends with LL_EXIT_OK); or LL_E_INVAL with a one-line reason in err:
- * a missing value, an unknown option or an operand too many (each points
- * at `llmload <cmd> --help`), or what a flag's take refused. */
+ * a missing value, an unknown or ambiguous option, an operand too many or
+ * one that is a URL ("did you mean --url"; each points at `llmload <cmd>
+ * --help`), or what a flag's take refused. */
 int runopts_parse(int argc, char **argv, const char *cmd, const struct runopts_table *own,
                   int max_operands, struct run_opts *o, int *first, char *err, size_t errlen);
 
@@ -174,6 +170,11 @@ int runopts_usage_exit(int rc, const char *err, void (*usage)(FILE *f));
  * number from 1 to max ("at most" past it), a duration (500ms, 2m), a
  * DIST (nonneg: no negative values). */
 int runopts_positive(const char *name, const char *v, double *out, char *err, size_t errlen);
+/* runopts_positive of an arrival rate per second, at most
+ * ARRIVAL_RATE_MAX_PER_S (1e9): "expected a rate up to 1e9 per second"
+ * past it, where arrival_config_check would say it in its own words after
+ * the flag's name ("--rate: arrivals: rate: ..."). */
+int runopts_rate(const char *name, const char *v, double *out_per_s, char *err, size_t errlen);
 int runopts_count(const char *name, const char *v, uint64_t min, uint64_t *out, char *err,
                   size_t errlen);
 int runopts_count_upto(const char *name, const char *v, uint32_t max, uint32_t *out, char *err,
@@ -205,9 +206,10 @@ int runopts_gpu_url(const char *a, const char **urls, size_t *n, char *err, size
 int runopts_gpu_sampler(const char *a, int *smi, char *err, size_t errlen);
 
 /* --max-tokens-total refused when the first request alone asks for more
- * (driver_first_cost): the spend guard would stop before anything is
- * sent, and the run would measure nothing. run and replay call it once
- * cfg is whole. 0 or LL_E_INVAL. */
+ * (driver_first_cost) than the guard's bound (driver_spend_bound: a
+ * closed-loop or session shard's share of it): the spend guard would stop
+ * before anything is sent, and the run would measure nothing. run and
+ * replay call it once cfg is whole. 0 or LL_E_INVAL. */
 int runopts_spend_check(const struct run_config *cfg, char *err, size_t errlen);
 
 /* --metrics-interval (default SCRAPE_DEFAULT_INTERVAL_NS, at least

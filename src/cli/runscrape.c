@@ -32,6 +32,8 @@ void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t 
         rs->scraper =
             scraper_for_run(url, cfg->transport.base_url, interval_ns, rs->dir, quiet, rs->sig_fd);
     }
+    /* Counters of a server that serves several models: the run's own. */
+    scraper_set_model(rs->scraper, cfg->transport.model);
     run_setup_stopped(rs, "probe");
 }
 

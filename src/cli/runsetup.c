@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -822,21 +823,17 @@ int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info
     json_object_set_new(sj, "warmup_records", json_integer((json_int_t)res->warmup_records));
     json_object_set_new(sj, "stop_reason",
                         res->stop_reason[0] ? json_string(res->stop_reason) : json_null());
-    json_t *ld = json_object();
-    json_object_set_new(ld, "late_sends", json_integer((json_int_t)res->late_sends));
-    json_object_set_new(ld, "asleep_when_due", json_integer((json_int_t)res->late_asleep));
-    int usage = res->worker_wall_ns > 0;
-    json_object_set_new(ld, "worker_cpu_s",
-                        usage ? json_real((double)res->worker_cpu_ns / 1e9) : json_null());
-    json_object_set_new(ld, "worker_wall_s",
-                        usage ? json_real((double)res->worker_wall_ns / 1e9) : json_null());
-    json_object_set_new(ld, "involuntary_switches",
-                        usage ? json_integer((json_int_t)res->worker_invol_switches) : json_null());
-    json_object_set_new(ld, "cause",
-                        json_string(verdict_late_cause_name(verdict_late_cause(
-                            res->late_sends, res->late_asleep, res->worker_cpu_ns,
-                            res->worker_wall_ns, res->worker_invol_switches))));
-    json_object_set_new(sj, "lateness_diagnosis", ld);
+    int usage = res->worker_wall_ns > 0; /* 0: the workers' times are not known */
+    struct summary_late late = {
+        .late_sends = res->late_sends,
+        .asleep = res->late_asleep,
+        .cpu_s = usage ? (double)res->worker_cpu_ns / 1e9 : NAN,
+        .wall_s = usage ? (double)res->worker_wall_ns / 1e9 : NAN,
+        .invol_switches = res->worker_invol_switches,
+        .cause = verdict_late_cause(res->late_sends, res->late_asleep, res->worker_cpu_ns,
+                                    res->worker_wall_ns, res->worker_invol_switches),
+    };
+    json_object_set_new(sj, "lateness_diagnosis", summary_late_json(&late));
     snprintf(path, sizeof path, "%s/summary.json", dir);
     int wrc = results_write_json_path_atomic(path, sj, err, sizeof err);
     json_decref(sj);

@@ -248,6 +248,9 @@ static int parse_rates(const char *spec, struct sweep_plan *p, char *err, size_t
                                 "--rates: \"%s\" is not a positive rate (in "
                                 "\"%s\")",
                                 item, spec);
+        if (x > ARRIVAL_RATE_MAX_PER_S)
+            return runopts_errf(err, errlen, "--rates: \"%s\" is above 1e9 per second (in \"%s\")",
+                                item, spec);
         if (p->n_rates == SWEEP_MAX_RATES)
             return runopts_errf(err, errlen, "--rates: at most %d rates", SWEEP_MAX_RATES);
         p->rates[p->n_rates++] = x;

@@ -259,12 +259,21 @@ int driver_run(const struct run_config *cfg, struct driver_result *res, char *er
 
 /* What the spend guard prices the first request cfg offers at: its
  * prompt, image and max tokens, into *tokens (the first arrival of an
- * open loop, bursts included; a trace's first line; the first request of
- * a closed loop's first user, or of the first session). Returns 1, or 0
- * when the schedule offers nothing (*tokens 0). A --max-tokens-total
- * below it stops offering before anything is sent, so the flags refuse
- * it. Pure: draws nothing the run would not. */
+ * open loop, bursts included; a trace's first line; the cheapest first
+ * request of this shard's closed-loop users, any of whom may start
+ * first; the first request of this shard's first session). Returns 1, or
+ * 0 when the schedule offers nothing (*tokens 0). A --max-tokens-total
+ * whose bound (driver_spend_bound) is below it stops offering before
+ * anything is sent, so the flags refuse it. Pure: draws nothing the run
+ * would not. */
 int driver_first_cost(const struct run_config *cfg, uint64_t *tokens);
+
+/* The tokens the spend guard lets cfg's process offer: the whole
+ * --max-tokens-total for an open loop or a trace (each shard walks the
+ * whole schedule and counts the others' requests too), this shard's
+ * share of it for a closed loop or sessions (N / shards, the first
+ * N mod shards one more: docs/distributed.md). 0: no guard. */
+uint64_t driver_spend_bound(const struct run_config *cfg);
 
 /* Write the open-loop schedule (index, sched_ns, prompt_tokens, max_tokens
  * per line) that cfg would offer, to path: with shards, this shard's part

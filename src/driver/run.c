@@ -153,7 +153,7 @@ static int run_start(struct driver *d, const struct run_config *cfg, struct driv
     if (cfg->mode == LOAD_CLOSED && d->n_workers > driver_share(cfg, cfg->users))
         d->n_workers = (uint32_t)LL_MAX(driver_share(cfg, cfg->users), 1u);
     d->closed_max = driver_share(cfg, cfg->max_requests);
-    d->guard_total = driver_share(cfg, cfg->max_tokens_total);
+    d->guard_total = driver_spend_bound(cfg);
     memset(res, 0, sizeof *res);
     stats_init(&res->stats);
     stats_init(&res->cold);
@@ -756,9 +756,23 @@ void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst
         out->max_tokens = b->output_tokens;
 }
 
+/* A request's price to the spend guard: its prompt, image and max tokens. */
+static uint64_t spend_cost(const struct req_spec *s)
+{
+    return (uint64_t)s->prompt_tokens + s->image_tokens + s->max_tokens;
+}
+
+uint64_t driver_spend_bound(const struct run_config *cfg)
+{
+    if (cfg->trace || cfg->mode == LOAD_OPEN || cfg->mode == LOAD_CAPPED)
+        return cfg->max_tokens_total;
+    return driver_share(cfg, cfg->max_tokens_total);
+}
+
 int driver_first_cost(const struct run_config *cfg, uint64_t *tokens)
 {
     struct req_spec s;
+    uint64_t n = driver_shards(cfg), k = cfg->shard % n;
     *tokens = 0;
     if (cfg->trace) {
         replay_spec(cfg->trace, 0, cfg->workload.ignore_eos, &cfg->workload.calib, &s);
@@ -770,10 +784,23 @@ int driver_first_cost(const struct run_config *cfg, uint64_t *tokens)
         if (!offer_src_next(&src, cfg, &i, &off, &b))
             return 0;
         offer_spec(cfg, i, b, &s);
+    } else if (cfg->mode == LOAD_CLOSED) {
+        /* Every user starts at once and the shared counter takes whichever
+         * comes first: the cheapest first turn of this shard's users. */
+        uint64_t least = UINT64_MAX;
+        for (uint64_t u = k; u < cfg->users; u += n) {
+            workload_spec(&cfg->workload, u, &s);
+            least = LL_MIN(least, spend_cost(&s));
+        }
+        if (least == UINT64_MAX)
+            return 0;
+        *tokens = least;
+        return 1;
     } else {
-        workload_spec(&cfg->workload, 0, &s);
+        /* The shard's first session is the schedule's K-th: its first turn. */
+        workload_spec(&cfg->workload, k * SESSION_MAX_TURNS, &s);
     }
-    *tokens = (uint64_t)s.prompt_tokens + s.image_tokens + s.max_tokens;
+    *tokens = spend_cost(&s);
     return 1;
 }
 

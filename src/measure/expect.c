@@ -11,7 +11,11 @@
 static const char *const lat_rows[] = {"ttft", "tpot", "itl", "e2e"};
 /* summary.json's latency_ns keys of the rows (ITL is per request). */
 static const char *const lat_keys[] = {"ttft", "tpot", "itl_request", "e2e"};
-static const char *const pct_rows[] = {"p50", "p90", "p99"};
+/* summary.json's latency_ns keys of expect_pcts, and the terminal table's
+ * headings where they differ (a metric may name either). */
+const double expect_pcts[EXPECT_NPCT] = {50, 90, 95, 99, 99.9};
+static const char *const pct_rows[EXPECT_NPCT] = {"p50", "p90", "p95", "p99", "p99_9"};
+static const char *const pct_labels[EXPECT_NPCT] = {"p50", "p90", "p95", "p99", "p99.9"};
 static const char *const op_names[] = {"<", "<=", ">", ">="};
 
 /* The error kind of "error_rate_KIND", or -1. */
@@ -33,7 +37,7 @@ static int lat_metric(const char *m, size_t *row, size_t *pct)
         if (strncmp(m, lat_rows[i], l) != 0 || m[l] != '_')
             continue;
         for (size_t p = 0; p < LL_ARRAY_LEN(pct_rows); p++) {
-            if (strcmp(m + l + 1, pct_rows[p]) == 0) {
+            if (strcmp(m + l + 1, pct_rows[p]) == 0 || strcmp(m + l + 1, pct_labels[p]) == 0) {
                 *row = i;
                 *pct = p;
                 return 1;
@@ -151,8 +155,8 @@ int expect_parse(const char *spec, struct expect_set *set, char *err, size_t err
         int u = metric_unit(it->metric);
         if (u < 0) {
             snprintf(err, errlen,
-                     "--expect: \"%s\": no metric \"%s\" (ttft_, tpot_, itl_, e2e_ with p50, p90 "
-                     "or p99; goodput, attainment, error_rate, error_rate_KIND, "
+                     "--expect: \"%s\": no metric \"%s\" (ttft_, tpot_, itl_, e2e_ with p50, p90, "
+                     "p95, p99 or p99_9; goodput, attainment, error_rate, error_rate_KIND, "
                      "output_tokens_per_s, achieved_rate)",
                      it->text, it->metric);
             return -1;

@@ -2,10 +2,12 @@
  * each step of a sweep that counts): "ttft_p99<500ms,error_rate<1%,
  * goodput>=20/s". A failed one makes the command exit 7 (LL_EXIT_EXPECT).
  *
- * The metrics are the rows of `llmload compare` (docs/compare.md): ttft_,
- * tpot_, itl_ (per request), e2e_ with p50, p90 or p99, goodput,
+ * The metrics: ttft_, tpot_, itl_ (per request), e2e_ with each percentile
+ * summary.json's latency_ns carries (p50, p90, p95, p99, p99_9, which may
+ * be written p99.9 as the terminal's table heads it), goodput,
  * attainment, error_rate, error_rate_KIND, output_tokens_per_s,
- * achieved_rate, read from a struct expect_figures (filled from a run's
+ * achieved_rate; those `llmload compare` has a row of (its p50, p90 and
+ * p99; docs/compare.md) read alike. Read from a struct expect_figures (filled from a run's
  * summary.json object, or by the sweep from a step). docs/run.md
  * documents the syntax. */
 #ifndef LL_EXPECT_H
@@ -44,9 +46,13 @@ struct expect_set {
 /* The figures a threshold is checked on; NAN where there is none (no ok
  * request, no SLO, nothing completed). */
 enum { EXPECT_TTFT, EXPECT_TPOT, EXPECT_ITL, EXPECT_E2E, EXPECT_NLAT };
+/* The percentiles of each latency, those of summary.json's latency_ns:
+ * 50, 90, 95, 99 and 99.9 (expect_pcts). */
+#define EXPECT_NPCT 5
+extern const double expect_pcts[EXPECT_NPCT];
 struct expect_figures {
-    double lat_ns[EXPECT_NLAT][3]; /* p50, p90, p99 of TTFT, TPOT, ITL per request, E2E */
-    double goodput, attainment;    /* per s; a share */
+    double lat_ns[EXPECT_NLAT][EXPECT_NPCT]; /* expect_pcts of TTFT, TPOT, ITL per request, E2E */
+    double goodput, attainment;              /* per s; a share */
     double achieved_rate, output_tokens_per_s;
     double completed, failed; /* requests: error_rate = failed / completed */
     double by_kind[REC_KIND_COUNT];

@@ -381,37 +381,78 @@ static void summary_print_finish(FILE *f, const struct stats *s)
  * mean gaps: --rate 2 --duration 2s schedules none), unless the spend
  * guard stopped offering first. With records, every one came due in the
  * warm-up or was cold (--requests 3 --warmup 2s at 20/s): "none came due"
- * and "give --requests N" would both be wrong. */
+ * and "give --requests N" would both be wrong. A shard's arrivals are
+ * every Nth of the schedule, so at a low rate one shard can draw none
+ * while the others measured: its words say whose window it is. */
 void summary_empty_why(char *buf, size_t len, const struct summary_info *info)
 {
+    size_t at = 0;
+    int sharded = info->shards > 1;
+    if (sharded)
+        ll_putf(buf, len, &at, "shard %u/%u: ", info->shard, info->shards);
     if (info->stop_reason && info->stop_reason[0]) {
         const char *r = info->stop_reason, *guard = "spend guard: ";
         if (strncmp(r, guard, strlen(guard)) == 0)
             r += strlen(guard);
-        snprintf(buf, len,
-                 "the spend guard stopped offering before a request came due in the window "
-                 "(%s): raise --max-tokens-total",
-                 r);
+        ll_putf(buf, len, &at,
+                "the spend guard stopped offering before a request came due in the window "
+                "(%s): raise --max-tokens-total",
+                r);
         return;
     }
     if (info->records_written == 0) {
-        snprintf(buf, len,
-                 "none came due in the window, the rate too low for its length: "
-                 "lengthen --duration, raise the rate, or give --requests N");
+        if (sharded)
+            ll_putf(buf, len, &at,
+                    "no arrival of the schedule fell to this shard in the window; llmload "
+                    "merge judges the whole run");
+        else
+            ll_putf(buf, len, &at,
+                    "none came due in the window, the rate too low for its length: "
+                    "lengthen --duration, raise the rate, or give --requests N");
         return;
     }
     int warm = info->warmup_ns > 0, cold = info->cold_requests > 0;
     char w[16];
     ll_fmt_duration(info->warmup_ns, w, sizeof w);
-    snprintf(buf, len,
-             "%" PRIu64 " came due, all %s%s%s, which no figure counts: %s, or lengthen the run",
-             info->records_written, warm ? "in the " : "", warm ? w : "",
-             warm && cold ? " warm-up or cold (--cold-start)"
-             : warm       ? " warm-up"
-                          : "cold (--cold-start)",
-             warm && cold ? "shorten --warmup or lower --cold-start"
-             : warm       ? "shorten --warmup"
-                          : "lower --cold-start");
+    ll_putf(buf, len, &at,
+            "%" PRIu64 " came due, all %s%s%s, which no figure counts: %s, or lengthen the run",
+            info->records_written, warm ? "in the " : "", warm ? w : "",
+            warm && cold ? " warm-up or cold (--cold-start)"
+            : warm       ? " warm-up"
+                         : "cold (--cold-start)",
+            warm && cold ? "shorten --warmup or lower --cold-start"
+            : warm       ? "shorten --warmup"
+                         : "lower --cold-start");
+}
+
+const char *summary_gauge_absent(size_t ok_scrapes)
+{
+    return ok_scrapes ? "not exported by this engine" : "no ok scrape inside the window";
+}
+
+/* A request the workload cancelled on purpose (--cancel-after) did what
+ * was asked of it: a window of nothing else has not failed. */
+enum summary_measured summary_measured(char *buf, size_t len, const struct stats *s,
+                                       const struct summary_info *info)
+{
+    uint64_t failed = s->completed - s->by_kind[REC_CANCELLED];
+    if (len)
+        buf[0] = '\0';
+    if (failed && s->by_kind[REC_OK] == 0) {
+        snprintf(buf, len, "no request succeeded: all %" PRIu64 " of the window failed", failed);
+        return SUMMARY_NONE_OK;
+    }
+    if (s->scheduled != 0 || info->interrupted)
+        return SUMMARY_MEASURED;
+    size_t at = 0;
+    if (info->shards > 1) {
+        summary_empty_why(buf, len, info);
+        return SUMMARY_SHARD_EMPTY;
+    }
+    char why[360];
+    summary_empty_why(why, sizeof why, info);
+    ll_putf(buf, len, &at, "nothing was measured: %s", why);
+    return SUMMARY_EMPTY;
 }
 
 /* The requests line. A window nothing came due in says so, and what to

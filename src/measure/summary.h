@@ -144,6 +144,10 @@ struct summary_info {
     const char *stop_reason;    /* why offering stopped early (the spend guard), NULL or
                                  * "" when it did not */
     uint64_t records_written;   /* lines in requests.jsonl */
+    /* --shard K/N: this process offered only its share of the schedule
+     * (shards 0 or 1: not sharded). An empty window of one shard is not
+     * the run's: llmload merge judges the whole (summary_measured). */
+    uint32_t shard, shards;
     const char *slo;            /* canonical SLO spec, NULL when none: goodput is printed */
     int slo_by_class;           /* 1: a traffic class has its own SLO, so goodput and
                                  * attainment count each request against its class's
@@ -228,6 +232,28 @@ void summary_print_cold(FILE *f, const struct stats *cold, uint64_t n);
  * the reference. */
 json_t *summary_cold_json(const struct stats *cold, uint64_t n);
 
+/* Whose the late sends of a load point were: the counts and seconds of
+ * summary.json's "lateness_diagnosis" (docs/formats.md), which a run, a
+ * merge of shards and each sweep step write alike. */
+struct summary_late {
+    uint64_t late_sends;           /* window sends later than VERDICT_LATE_NS */
+    uint64_t asleep;               /* ...of which came due while a worker slept and it
+                              * woke late (<= late_sends) */
+    double cpu_s, wall_s;          /* s, the workers' CPU time and their threads' wall
+                              * time, summed; NAN: not known */
+    uint64_t invol_switches;       /* the workers' involuntary context switches; read
+                              * only when cpu_s and wall_s are known */
+    enum verdict_late_cause cause; /* as the caller judged it (verdict_late_cause
+                                    * of the very figures its verdict used, which
+                                    * each caller holds in its own units) */
+};
+
+/* summary.json's "lateness_diagnosis" object of l: late_sends,
+ * asleep_when_due, worker_cpu_s, worker_wall_s, involuntary_switches (the
+ * last three null unless both seconds are finite) and cause's name, in
+ * that order. Caller owns the reference; out of memory aborts. */
+json_t *summary_late_json(const struct summary_late *l);
+
 /* summary_info's offering_ns of a run whose window ran from warmup_ns
  * for window_ns and whose latest arrival (any: warm-up and cold start
  * included) was scheduled at last_sched_ns, all from the run's start:
@@ -302,9 +328,38 @@ json_t *summary_json(const struct stats *s, const struct summary_info *info);
 /* Why a window that nothing came due in (s->scheduled 0, not
  * interrupted) is empty, and what to change, into buf: the spend guard
  * stopped offering first, every request came due in the warm-up or was
- * cold, or none came due at all (the rate too low for the run's length).
- * The summary's requests line and the run's exit line say it. */
+ * cold, or none came due at all (the rate too low for the run's length);
+ * a shard's (info->shards > 1) begins "shard K/N: " and, when none came
+ * due, says no arrival fell to it. The summary's requests line and the
+ * run's exit line say it. */
 void summary_empty_why(char *buf, size_t len, const struct summary_info *info);
+
+/* What a server gauge (queue depth, running, KV-cache usage) with no
+ * figure says, on the terminal's Server lines (scrapejoin.c) and the run
+ * page's (report_runsrv.c): with ok scrapes in the window, "not exported
+ * by this engine"; with none, that none fell there (the engine may well
+ * have it). A static string. */
+const char *summary_gauge_absent(size_t ok_scrapes);
+
+/* Whether a window measured anything: the one rule behind exit 6 (run,
+ * replay, merge), summary.json's "nothing_measured" and the run page's
+ * FAILED banner. */
+enum summary_measured {
+    SUMMARY_MEASURED,    /* a request of the window was ok, or the only ones that ended
+                          * were cancelled on purpose (--cancel-after), or a signal cut
+                          * an empty window short */
+    SUMMARY_NONE_OK,     /* requests of the window ended and none was ok */
+    SUMMARY_EMPTY,       /* none was in the window (summary_empty_why says why) */
+    SUMMARY_SHARD_EMPTY, /* none was in this shard's window: not a failure of the run,
+                          * which llmload merge judges whole */
+};
+
+/* Which case s and info are, with its words into buf (len bytes; "" for
+ * SUMMARY_MEASURED): "no request succeeded: all N of the window failed",
+ * "nothing was measured: " and summary_empty_why's, or a shard's
+ * summary_empty_why alone. Pure. */
+enum summary_measured summary_measured(char *buf, size_t len, const struct stats *s,
+                                       const struct summary_info *info);
 
 /* summary.json's object for one latency histogram h (latency_ns.NAME):
  * count, min, the percentiles, max, mean, overflow and the histogram's

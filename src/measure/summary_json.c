@@ -145,6 +145,9 @@ static void summary_header_json(json_t *root, const struct stats *s,
     jset(root, "prompt_warning", warning ? jstr(note) : json_null());
     summary_status_note(note, sizeof note, s);
     jset(root, "status_warning", note[0] ? jstr(note) : json_null());
+    enum summary_measured m = summary_measured(note, sizeof note, s, info);
+    jset(root, "nothing_measured",
+         m == SUMMARY_NONE_OK || m == SUMMARY_EMPTY ? jstr(note) : json_null());
     jset(root, "steady", info->steady_judged ? json_boolean(info->steady) : json_null());
     jset(root, "steady_warning",
          info->steady_warning[0] ? jstrn(info->steady_warning, sizeof(info->steady_warning))
@@ -366,6 +369,19 @@ json_t *summary_cold_json(const struct stats *cold, uint64_t n)
     jset(o, "prompt_tokens", ju64(cold->prompt_tokens));
     jset(o, "cached_tokens", cold->cached_reported > 0 ? ju64(cold->cached_tokens) : json_null());
     jset(o, "cached_share", jdouble(stats_cached_share(cold)));
+    return o;
+}
+
+json_t *summary_late_json(const struct summary_late *l)
+{
+    int usage = isfinite(l->cpu_s) && isfinite(l->wall_s);
+    json_t *o = jobj();
+    jset(o, "late_sends", ju64(l->late_sends));
+    jset(o, "asleep_when_due", ju64(l->asleep));
+    jset(o, "worker_cpu_s", usage ? json_real(l->cpu_s) : json_null());
+    jset(o, "worker_wall_s", usage ? json_real(l->wall_s) : json_null());
+    jset(o, "involuntary_switches", usage ? ju64(l->invol_switches) : json_null());
+    jset(o, "cause", json_string(verdict_late_cause_name(l->cause)));
     return o;
 }
 

@@ -22,6 +22,45 @@ static double ratio(double a, double b)
     return isfinite(a) && isfinite(b) && b > 0 ? a / b : NAN;
 }
 
+/* How much of j's window [from, to] (the scrapes the energy runs
+ * between) covers, into out->covered_s, and whether it falls short of
+ * either end by more than ENERGY_SLACK_STEPS intervals (out->partial).
+ *
+ * The outer span ends at the last ok scrape when none came after the
+ * window: a source that answered 503 from 2 s into a 3.9 s run gave
+ * 150 J over 1.50 s, and that energy over the whole run's tokens read
+ * 0.38 J per token where the truth was near 0.98. */
+static void coverage(const struct scrape_join *j, uint64_t from, uint64_t to,
+                     struct energy_figures *out)
+{
+    uint64_t w0 = j->window_from_abs_ns, w1 = j->window_to_abs_ns;
+    out->covered_s = NAN;
+    if (w1 <= w0)
+        return;
+    uint64_t lo = LL_MAX(from, w0), hi = LL_MIN(to, w1);
+    out->covered_s = hi > lo ? (double)(hi - lo) / 1e9 : 0;
+    double slack_ns = ENERGY_SLACK_STEPS * (double)j->step_ns;
+    double late_ns = from > w0 ? (double)(from - w0) : 0;
+    double early_ns = to < w1 ? (double)(w1 - to) : 0;
+    out->partial = late_ns > slack_ns || early_ns > slack_ns;
+}
+
+/* The figures divided by the client's counts over the window. Energy
+ * over only part of the window divided by the whole window's tokens
+ * would read low by the part missing: withheld (NAN) when partial. The
+ * cost is the window's price over its tokens, no energy in it: it
+ * stands. */
+static void per_client(struct energy_figures *e)
+{
+    e->cost_per_m_output_tokens =
+        ratio(e->cost_per_hour * e->window_s / 3600.0 * 1e6, e->output_tokens);
+    if (e->partial)
+        return;
+    e->j_per_output_token = ratio(e->energy_j, e->output_tokens);
+    e->j_per_request = ratio(e->energy_j, e->requests);
+    e->output_tokens_per_j = ratio(e->output_tokens, e->energy_j);
+}
+
 void energy_figures_compute(const struct scrape_join *j, int join_rc, double output_tokens,
                             double requests, double window_s, double cost_per_hour,
                             struct energy_figures *out)
@@ -34,7 +73,7 @@ void energy_figures_compute(const struct scrape_join *j, int join_rc, double out
     out->max_power_w = out->util_mean_pct = out->sm_clock_mean_mhz = out->gr_active_mean =
         out->mem_used_max_mib = NAN;
     out->j_per_output_token = out->j_per_request = out->output_tokens_per_j = NAN;
-    out->mean_power_w = out->cost_per_m_output_tokens = NAN;
+    out->mean_power_w = out->cost_per_m_output_tokens = out->covered_s = NAN;
     if (join_rc != 0 || !j)
         return;
     double span_s = j->span_to_abs_ns > j->span_from_abs_ns
@@ -44,11 +83,13 @@ void energy_figures_compute(const struct scrape_join *j, int join_rc, double out
         out->source = "energy_counter";
         out->energy_j = j->gpu_energy.delta;
         out->span_s = span_s;
+        coverage(j, j->span_from_abs_ns, j->span_to_abs_ns, out);
     } else if (j->power_integral_present && j->power_s > 0) {
         out->source = "power_integral";
         out->energy_j = j->power_integral_j;
         out->span_s = j->power_s;
         out->gaps = j->power_gaps;
+        coverage(j, j->power_from_abs_ns, j->power_to_abs_ns, out);
     } else {
         return;
     }
@@ -65,10 +106,7 @@ void energy_figures_compute(const struct scrape_join *j, int join_rc, double out
      * the counter's span shares. */
     if (isfinite(out->max_power_w) && out->max_power_w < ENERGY_MAX_BELOW_MEAN * out->mean_power_w)
         out->max_power_w = NAN;
-    out->j_per_output_token = ratio(out->energy_j, output_tokens);
-    out->j_per_request = ratio(out->energy_j, requests);
-    out->output_tokens_per_j = ratio(output_tokens, out->energy_j);
-    out->cost_per_m_output_tokens = ratio(cost_per_hour * window_s / 3600.0 * 1e6, output_tokens);
+    per_client(out);
     out->util_mean_pct = gauge_mean(&j->gpu_util);
     out->sm_clock_mean_mhz = gauge_mean(&j->gpu_sm_clock);
     out->gr_active_mean = gauge_mean(&j->gpu_gr_active);
@@ -123,6 +161,9 @@ void energy_figures_combine(const struct energy_figures *parts, size_t n,
         out->span_s = LL_MAX(out->span_s, parts[i].span_s);
         out->gaps += parts[i].gaps;
         out->gpus += parts[i].gpus;
+        out->partial |= parts[i].partial;
+        if (!isfinite(out->covered_s) || parts[i].covered_s < out->covered_s)
+            out->covered_s = parts[i].covered_s;
     }
     out->mean_power_w = summed(parts, n, offsetof(struct energy_figures, mean_power_w));
     out->max_power_w = summed(parts, n, offsetof(struct energy_figures, max_power_w));
@@ -130,11 +171,7 @@ void energy_figures_combine(const struct energy_figures *parts, size_t n,
     out->util_mean_pct = weighted(parts, n, offsetof(struct energy_figures, util_mean_pct));
     out->sm_clock_mean_mhz = weighted(parts, n, offsetof(struct energy_figures, sm_clock_mean_mhz));
     out->gr_active_mean = weighted(parts, n, offsetof(struct energy_figures, gr_active_mean));
-    out->j_per_output_token = ratio(out->energy_j, out->output_tokens);
-    out->j_per_request = ratio(out->energy_j, out->requests);
-    out->output_tokens_per_j = ratio(out->output_tokens, out->energy_j);
-    out->cost_per_m_output_tokens =
-        ratio(out->cost_per_hour * out->window_s / 3600.0 * 1e6, out->output_tokens);
+    per_client(out);
 }
 
 /* What the scrapers s[0, n) say of themselves, into src (n entries). */
@@ -192,6 +229,11 @@ void energy_print_sources(FILE *f, const struct energy_figures *e, const struct 
         fprintf(f, "  max %.1f W\n", e->max_power_w);
     else
         fprintf(f, "  max -\n");
+    if (e->partial)
+        fprintf(f,
+                "  energy covers %.2f s of the %.2f s window: per-token and per-request figures "
+                "withheld\n",
+                e->covered_s, e->window_s);
     if (isfinite(e->j_per_output_token))
         fprintf(f, "  per output token     %.4f J  (%.2f tokens/J)\n", e->j_per_output_token,
                 e->output_tokens_per_j);
@@ -232,6 +274,9 @@ json_t *energy_json_sources(const struct energy_figures *e, const struct scrape_
     json_object_set_new(o, "gpus", json_integer(e->gpus));
     json_object_set_new(o, "energy_j", json_real(e->energy_j));
     json_object_set_new(o, "span_s", json_real(e->span_s));
+    json_object_set_new(o, "window_s", num_or_null(e->window_s));
+    json_object_set_new(o, "covered_s", num_or_null(e->covered_s));
+    json_object_set_new(o, "partial", json_boolean(e->partial));
     json_object_set_new(o, "gaps", json_integer((json_int_t)e->gaps));
     json_object_set_new(o, "mean_power_w", num_or_null(e->mean_power_w));
     json_object_set_new(o, "max_power_w", num_or_null(e->max_power_w));

@@ -36,13 +36,29 @@ struct energy_figures {
     double util_mean_pct, sm_clock_mean_mhz, gr_active_mean, mem_used_max_mib;
     size_t exporters; /* energy_figures_combine: parts combined */
     size_t missing;   /* ...of which had no figure (then present is 0) */
+    /* Seconds of the window the energy's span covers, and whether that is
+     * short of the window by more than ENERGY_SLACK_STEPS of the source's
+     * scrape interval at either end (a source that failed or stopped
+     * partway): then the energy is not the window's, and the per-token,
+     * per-request and per-joule figures are NAN (withheld). NAN and 0
+     * when the join gave no window. */
+    double covered_s;
+    int partial;
 };
+
+/* A span that misses more than this many of its source's scrape
+ * intervals at either end of the window does not cover it. One interval
+ * is what an interrupted run's last scrape may miss; half more for the
+ * scrapes' own timing. */
+#define ENERGY_SLACK_STEPS 1.5
 
 /* Compute the figures from the join j (join_rc: what scrape_join
  * returned), the client's output tokens and ok requests over the window,
  * the window's length (s) and the price of an hour of the GPUs (NAN:
  * none). out->present is 0 when neither the counter nor two power
- * samples cover the span. */
+ * samples cover the span; out->partial is 1 when they cover only part of
+ * the window, and the figures divided by the client's counts are then
+ * NAN. */
 void energy_figures_compute(const struct scrape_join *j, int join_rc, double output_tokens,
                             double requests, double window_s, double cost_per_hour,
                             struct energy_figures *out);
@@ -53,8 +69,9 @@ void energy_figures_compute(const struct scrape_join *j, int join_rc, double out
  * upper bound of the total's), spans the longest, utilisation, clock and
  * activity the means weighted by GPUs, and the per-token figures again
  * from the sum. Present only when every part is: an exporter with no
- * figure would make the sum too small (out->missing counts them). All
- * parts must share output_tokens, requests, window_s and cost_per_hour. */
+ * figure would make the sum too small (out->missing counts them); partial
+ * when any part is, covered_s the least part's. All parts must share
+ * output_tokens, requests, window_s and cost_per_hour. */
 void energy_figures_combine(const struct energy_figures *parts, size_t n,
                             struct energy_figures *out);
 

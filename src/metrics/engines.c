@@ -75,7 +75,24 @@ static const struct engine_metric engine_table[] = {
          PROM_GAUGE, 1),
     ROWL(ENGINE_TRITON, ENGINE_M_KV_USAGE, "nv_trt_llm_kv_cache_block_metrics",
          "kv_cache_block_type", "fraction", PROM_GAUGE, 0),
+    /* One series per model: an ensemble's four models each count the same
+     * requests. The value here sums them; the join counts the run's
+     * model's, else the ensemble's (engines_default_model). */
     ROW(ENGINE_TRITON, ENGINE_M_REQUEST_SUCCESS, "nv_inference_request_success", PROM_COUNTER, 1),
+
+    /* trtllm-serve (TensorRT-LLM's OpenAI server) with return_perf_metrics:
+     * its MetricsCollector (tensorrt_llm/metrics/collector.py) names these
+     * on /prometheus/metrics (its /metrics is JSON iteration stats). The
+     * running and waiting gauges are iteration stats, set only when they
+     * are enabled. trtllm_kv_cache_utilization is left out: its unit is
+     * not stated at the source. */
+    ROW(ENGINE_TRTLLM, ENGINE_M_WAITING, "trtllm_num_requests_waiting", PROM_GAUGE, 1),
+    ROW(ENGINE_TRTLLM, ENGINE_M_RUNNING, "trtllm_num_requests_running", PROM_GAUGE, 1),
+    ROW(ENGINE_TRTLLM, ENGINE_M_TTFT, "trtllm_time_to_first_token_seconds", PROM_HISTOGRAM, 1),
+    ROW(ENGINE_TRTLLM, ENGINE_M_PROMPT_TOKENS, "trtllm_prompt_tokens_total", PROM_COUNTER, 1),
+    ROW(ENGINE_TRTLLM, ENGINE_M_GENERATION_TOKENS, "trtllm_generation_tokens_total", PROM_COUNTER,
+        1),
+    ROW(ENGINE_TRTLLM, ENGINE_M_REQUEST_SUCCESS, "trtllm_request_success_total", PROM_COUNTER, 1),
 
     /* NVIDIA's DCGM exporter (default-counters.csv): one sample per GPU.
      * The energy counter is in mJ; the profiling field is 0..1. */
@@ -92,11 +109,8 @@ static const struct {
     enum engine_kind kind;
     const char *prefix;
 } engine_prefix[] = {
-    {ENGINE_VLLM, "vllm:"},
-    {ENGINE_SGLANG, "sglang:"},
-    {ENGINE_TGI, "tgi_"},
-    {ENGINE_LLAMACPP, "llamacpp:"},
-    {ENGINE_TRITON, "nv_"},
+    {ENGINE_VLLM, "vllm:"},         {ENGINE_SGLANG, "sglang:"}, {ENGINE_TGI, "tgi_"},
+    {ENGINE_LLAMACPP, "llamacpp:"}, {ENGINE_TRITON, "nv_"},     {ENGINE_TRTLLM, "trtllm_"},
 };
 
 const struct engine_metric *engines_table(size_t *n)
@@ -111,7 +125,7 @@ const char *engines_kind_name(enum engine_kind k)
     static const char *const names[] = {
         [ENGINE_UNKNOWN] = "unknown", [ENGINE_VLLM] = "vllm",         [ENGINE_SGLANG] = "sglang",
         [ENGINE_TGI] = "tgi",         [ENGINE_LLAMACPP] = "llamacpp", [ENGINE_TRITON] = "triton",
-        [ENGINE_DCGM] = "dcgm",
+        [ENGINE_TRTLLM] = "trtllm",   [ENGINE_DCGM] = "dcgm",
     };
     _Static_assert(LL_ARRAY_LEN(names) == ENGINE_KIND_COUNT, "a name for each engine");
     return (unsigned)k < ENGINE_KIND_COUNT ? names[k] : "unknown";
@@ -148,6 +162,28 @@ int engines_meaning_is_mean(enum engine_meaning m)
 int engines_meaning_is_gpu(enum engine_meaning m)
 {
     return m >= ENGINE_M_GPU_POWER && m <= ENGINE_M_GPU_GR_ACTIVE;
+}
+
+int engines_meaning_is_counter(enum engine_meaning m)
+{
+    return m == ENGINE_M_PREEMPTIONS || m == ENGINE_M_PROMPT_TOKENS ||
+           m == ENGINE_M_GENERATION_TOKENS || m == ENGINE_M_REQUEST_SUCCESS;
+}
+
+const char *engines_model_label(enum engine_kind k)
+{
+    /* vLLM's model_name is the served model name (--served-model-name,
+     * the name a request asks for); SGLang's the same; Triton labels
+     * every per-model metric model="..." and version="...". trtllm-serve
+     * labels its model_name "undefined" (openai_server.py), so it has none. */
+    if (k == ENGINE_VLLM || k == ENGINE_SGLANG)
+        return "model_name";
+    return k == ENGINE_TRITON ? "model" : NULL;
+}
+
+const char *engines_default_model(enum engine_kind k)
+{
+    return k == ENGINE_TRITON ? "ensemble" : NULL;
 }
 
 int engines_prompt_excludes_cached(enum engine_kind k)

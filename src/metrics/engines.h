@@ -21,6 +21,7 @@ enum engine_kind {
     ENGINE_TGI,
     ENGINE_LLAMACPP,
     ENGINE_TRITON, /* Triton, with or without the TensorRT-LLM backend */
+    ENGINE_TRTLLM, /* trtllm-serve's Prometheus page (/prometheus/metrics) */
     ENGINE_DCGM,   /* NVIDIA's DCGM exporter (GPU telemetry, --gpu-metrics): never
                           * detected, only asked for (a server's /metrics may carry
                           * DCGM_FI_* beside its own, as llmload sim --gpu-metrics does) */
@@ -72,7 +73,8 @@ struct engine_metric {
  * names before older ones). Static; *n gets its length. */
 const struct engine_metric *engines_table(size_t *n);
 
-/* Static names: "vllm", "sglang", "tgi", "llamacpp", "triton", "unknown";
+/* Static names: "vllm", "sglang", "tgi", "llamacpp", "triton", "trtllm",
+ * "unknown";
  * "waiting", "running", "kv_usage", ... "none". */
 const char *engines_kind_name(enum engine_kind k);
 const char *engines_meaning_name(enum engine_meaning m);
@@ -90,7 +92,8 @@ const struct engine_metric *engines_lookup(const struct prom_sample *s);
 int engines_prompt_excludes_cached(enum engine_kind k);
 
 /* Which engine a scrape came from: the engine whose metric-name prefix
- * ("vllm:", "sglang:", "tgi_", "llamacpp:", "nv_") the most samples carry.
+ * ("vllm:", "sglang:", "tgi_", "llamacpp:", "nv_", "trtllm_") the most
+ * samples carry.
  * ENGINE_UNKNOWN when none does (or s is NULL). */
 enum engine_kind engines_detect(const struct prom_scrape *s);
 
@@ -118,6 +121,24 @@ int engines_meaning_is_mean(enum engine_meaning m);
 
 /* 1 for the GPU telemetry meanings (ENGINE_M_GPU_*). */
 int engines_meaning_is_gpu(enum engine_meaning m);
+
+/* 1 for an engine's own counters (preemptions, prompt and generation
+ * tokens, requests finished), whose label sets the scraper keeps apart
+ * so that the join can take each one's increase and pick the run's
+ * model's; 0 for the rest (gauges, the TTFT histogram, the GPUs'). */
+int engines_meaning_is_counter(enum engine_meaning m);
+
+/* The label that names the model of engine k's samples: "model_name"
+ * (vLLM, SGLang), "model" (Triton); NULL for an engine whose samples
+ * carry none (TGI, llama.cpp serve one model). Static. */
+const char *engines_model_label(enum engine_kind k);
+
+/* The model whose counters stand for a request of engine k when no
+ * series is the run's own model's: "ensemble" for Triton, whose
+ * nv_inference_request_success has one series per model of an ensemble
+ * (ensemble, preprocessing, tensorrt_llm, postprocessing), each counting
+ * the same requests. NULL for the others (their series are summed). */
+const char *engines_default_model(enum engine_kind k);
 
 /* The KV cache's capacity in tokens, where engine k exports it: vLLM's
  * info gauge vllm:cache_config_info carries num_gpu_blocks and block_size

@@ -170,19 +170,23 @@ void promapi_url(const char *base, const char *query, double eval_time_s, struct
 
 /* ---- the answer -------------------------------------------------------- */
 
+/* Free what one series holds. */
+static void series_free(struct promapi_series *s)
+{
+    free((char *)s->name);
+    for (size_t k = 0; k < s->n_labels; k++) {
+        free((char *)s->labels[k].name);
+        free((char *)s->labels[k].value);
+    }
+    free(s->labels);
+}
+
 void promapi_answer_reset(struct promapi_answer *a)
 {
     if (!a)
         return;
-    for (size_t i = 0; i < a->n; i++) {
-        struct promapi_series *s = &a->series[i];
-        free((char *)s->name);
-        for (size_t k = 0; k < s->n_labels; k++) {
-            free((char *)s->labels[k].name);
-            free((char *)s->labels[k].value);
-        }
-        free(s->labels);
-    }
+    for (size_t i = 0; i < a->n; i++)
+        series_free(&a->series[i]);
     free(a->series);
     memset(a, 0, sizeof *a);
 }
@@ -414,4 +418,29 @@ void promapi_staleness(const struct promapi_answer *a, const char *by, const cha
         *interval_s = n_iv ? iv[n_iv / 2] : NAN;
     }
     free(iv);
+}
+
+size_t promapi_drop_stale(struct promapi_answer *a, double fallback_interval_s)
+{
+    double newest = NAN, iv;
+    for (size_t i = 0; i < a->n; i++)
+        if (isnan(newest) || a->series[i].t_s > newest)
+            newest = a->series[i].t_s;
+    promapi_staleness(a, NULL, NULL, newest, NULL, &iv);
+    if (isnan(iv) || iv <= 0)
+        iv = fallback_interval_s;
+    if (isnan(newest) || !(iv > 0))
+        return 0;
+    double oldest_ok_s = newest - PROMAPI_STALE_INTERVALS * iv;
+    size_t kept = 0, n = a->n;
+    for (size_t i = 0; i < n; i++) {
+        struct promapi_series *s = &a->series[i];
+        if (s->t_s >= oldest_ok_s) {
+            a->series[kept++] = *s;
+            continue;
+        }
+        series_free(s);
+    }
+    a->n = kept;
+    return n - kept;
 }

@@ -23,6 +23,9 @@
  * sample is older than this is not seen (scrape intervals up to 15 s,
  * Prometheus's default, leave two samples in it). */
 #define PROMAPI_WINDOW_S 30
+/* A series this many scrape intervals behind the newest is gone
+ * (promapi_drop_stale). */
+#define PROMAPI_STALE_INTERVALS 2.0
 /* The longest --prometheus-selector, bytes. */
 #define PROMAPI_MAX_SELECTOR 2048
 /* The most series one answer may hold (a larger one is refused). */
@@ -109,5 +112,15 @@ void promapi_render(const struct promapi_answer *a, const char *by, const char *
  * Either pointer may be NULL. */
 void promapi_staleness(const struct promapi_answer *a, const char *by, const char *group,
                        double eval_time_s, double *age_s, double *interval_s);
+
+/* Drop from a the series whose latest sample is older than
+ * PROMAPI_STALE_INTERVALS intervals before the newest series' latest: the
+ * interval is the series' median (Prometheus's scrape interval), else
+ * fallback_interval_s (the source's own; no drop when neither is > 0).
+ * The range query sees a series for PROMAPI_WINDOW_S after its target
+ * went away: a replaced exporter's old series beside its new one read
+ * "gpus": 2 and twice the power of one GPU, and dated the point 20 s
+ * back. Returns how many were dropped; a's order is kept. */
+size_t promapi_drop_stale(struct promapi_answer *a, double fallback_interval_s);
 
 #endif

@@ -340,6 +340,9 @@ static int query_once(struct promsource *m, char *err, size_t errlen)
         snprintf(err, errlen, "the query matched no series (check --prometheus-selector)");
         rc = LL_E_PROTO;
     } else {
+        /* A replaced exporter's old series lingers in the range for
+         * PROMAPI_WINDOW_S: summed, and dating the point back. */
+        promapi_drop_stale(&a, (double)m->interval_ns / 1e9);
         struct strbuf b;
         strbuf_init(&b);
         promapi_render(&a, m->by, NULL, &b);

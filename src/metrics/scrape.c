@@ -22,6 +22,7 @@
 
 #include "http/fetch.h"
 #include "metrics/scrape_int.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 /* ---- points ------------------------------------------------------------ */
@@ -32,7 +33,59 @@ void scrape_point_reset(struct scrape_point *p)
         return;
     free(p->ttft_le);
     free(p->ttft_count);
+    for (int m = 0; m < ENGINE_MEANING_COUNT; m++) {
+        for (size_t i = 0; i < p->series_n[m]; i++) {
+            free(p->series[m][i].name);
+            free(p->series[m][i].model);
+        }
+        free(p->series[m]);
+    }
     memset(p, 0, sizeof *p);
+}
+
+/* smp's name and labels as the page wrote them: name{a="x",b="y"}. */
+static char *series_name(const struct prom_sample *smp)
+{
+    struct strbuf b;
+    strbuf_init(&b);
+    strbuf_puts(&b, smp->name);
+    for (size_t i = 0; i < smp->n_labels; i++) {
+        strbuf_puts(&b, i ? "," : "{");
+        strbuf_puts(&b, smp->labels[i].name);
+        strbuf_puts(&b, "=\"");
+        strbuf_add(&b, smp->labels[i].value, smp->labels[i].value_len);
+        strbuf_puts(&b, "\"");
+    }
+    if (smp->n_labels)
+        strbuf_puts(&b, "}");
+    char *name = ll_strdup(b.data);
+    strbuf_free(&b);
+    return name;
+}
+
+/* Keep each engine counter's label sets apart in p (scrape_point.series):
+ * the samples engines_extract summed into v, in page order. */
+static void point_series(struct scrape_point *p, const struct prom_scrape *ps,
+                         const struct engine_values *v)
+{
+    const char *model_label = engines_model_label(p->engine);
+    for (int m = 0; m < ENGINE_MEANING_COUNT; m++) {
+        const struct engine_metric *row = v->source[m];
+        if (!row || !engines_meaning_is_counter((enum engine_meaning)m) || v->n[m] == 0 ||
+            v->n[m] > SCRAPE_MAX_SERIES)
+            continue;
+        p->series[m] = ll_calloc(v->n[m], sizeof *p->series[m]);
+        for (size_t i = 0; i < ps->n_samples && p->series_n[m] < v->n[m]; i++) {
+            const struct prom_sample *smp = &ps->samples[i];
+            if (engines_lookup(smp) != row)
+                continue;
+            struct scrape_counter_series *c = &p->series[m][p->series_n[m]++];
+            const char *model = model_label ? prom_sample_label(smp, model_label) : NULL;
+            c->name = series_name(smp);
+            c->model = model ? ll_strdup(model) : NULL;
+            c->value = smp->value * row->scale;
+        }
+    }
 }
 
 int scrape_point_from_body(const char *body, size_t len, uint64_t start_abs_ns,
@@ -78,6 +131,7 @@ int scrape_point_from_body_as(enum engine_kind kind, const char *body, size_t le
              * add every GPU's whole count): this scrape has none. */
             if (v.n[ENGINE_M_GPU_ENERGY] < g)
                 p->present[ENGINE_M_GPU_ENERGY] = 0;
+            point_series(p, ps, &v);
         }
         struct prom_histogram *h = ll_malloc(sizeof *h);
         if (engines_ttft_histogram(p->engine, ps, h) == 0 && h->n_buckets > 0) {
@@ -112,7 +166,14 @@ void scrape_series_reset(struct scrape_series *s)
     for (size_t i = 0; i < s->n; i++)
         scrape_point_reset(&s->pts[i]);
     free(s->pts);
+    free(s->model);
     memset(s, 0, sizeof *s);
+}
+
+void scrape_series_set_model(struct scrape_series *s, const char *model)
+{
+    free(s->model);
+    s->model = model && *model ? ll_strdup(model) : NULL;
 }
 
 int scrape_series_add(struct scrape_series *s, struct scrape_point *p)
@@ -283,6 +344,26 @@ static json_t *point_json(const struct scraper *s, const struct scrape_point *p,
         else
             json_object_set_new(o, meaning_key[m], scrape_json_count(p->value[m]));
     }
+    json_t *series = NULL;
+    for (int m = 0; m < ENGINE_MEANING_COUNT; m++) {
+        if (!p->series_n[m] || !meaning_key[m])
+            continue;
+        json_t *a = json_array();
+        for (size_t i = 0; i < p->series_n[m]; i++) {
+            const struct scrape_counter_series *c = &p->series[m][i];
+            json_t *x = json_object();
+            json_object_set_new(x, "name", json_string(c->name));
+            if (c->model)
+                json_object_set_new(x, "model", json_string(c->model));
+            json_object_set_new(x, "value", scrape_json_count(c->value));
+            json_array_append_new(a, x);
+        }
+        if (!series)
+            series = json_object();
+        json_object_set_new(series, meaning_key[m], a);
+    }
+    if (series)
+        json_object_set_new(o, "series", series);
     if (p->ttft_n) {
         json_t *le = json_array(), *cum = json_array();
         for (size_t i = 0; i < p->ttft_n; i++) {
@@ -414,8 +495,8 @@ static int scrape_once(struct scraper *s, char *err, size_t errlen)
     if (rc) {
         s->failed++;
         if (!s->warned && !s->cfg.quiet)
-            ll_errorf("warning: scraping %s: %s; server metrics will have gaps (counted)",
-                      s->url, err);
+            ll_errorf("warning: scraping %s: %s; %s metrics will have gaps (counted)", s->url, err,
+                      s->cfg.gpu ? "GPU" : "server");
         s->warned = 1;
     }
     keep_locked(s, &p, line);
@@ -565,6 +646,15 @@ void scraper_stop_at(struct scraper *s, uint64_t end_abs_ns, int interrupted)
     scraper_join_thread(s);
     char err[256];
     scrape_once(s, err, sizeof err);
+}
+
+void scraper_set_model(struct scraper *s, const char *model)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    scrape_series_set_model(&s->series, model);
+    pthread_mutex_unlock(&s->lock);
 }
 
 int scrape_join(const struct scraper *s, uint64_t t0_abs_ns, uint64_t t1_abs_ns,

@@ -29,6 +29,20 @@
 /* The most raw samples one line of server_metrics.jsonl carries. */
 #define SCRAPE_RAW_MAX_SAMPLES 2000
 
+/* The most label sets of one counter a scrape point keeps apart; a page
+ * with more keeps only their sum (a page has a few: finish reasons,
+ * models, ranks). */
+#define SCRAPE_MAX_SERIES 32
+
+/* One label set of an engine counter, as scraped. */
+struct scrape_counter_series {
+    char *name;   /* the sample and its labels as the page wrote them,
+                   * vllm:request_success_total{finished_reason="stop",...}
+                   * (its identity from scrape to scrape); owned */
+    char *model;  /* its engines_model_label value, or NULL; owned */
+    double value; /* in the meaning's unit (the row's scale applied) */
+};
+
 /* One scrape as kept in memory: the mapped values and the TTFT histogram,
  * not the raw samples (those go to the file only). */
 struct scrape_point {
@@ -48,6 +62,12 @@ struct scrape_point {
     double kv_capacity_tokens;      /* engines_kv_capacity_tokens; NAN when not exported */
     unsigned gpus;                  /* ENGINE_DCGM: GPUs in the scrape (power or energy
                                      * samples); 0 otherwise */
+    /* Each engine counter's label sets apart (engines_meaning_is_counter):
+     * series_n[m] of them, value[m] their sum. 0 when the page had none
+     * of m, more than SCRAPE_MAX_SERIES, or the point came from a line
+     * written before 2026-12 (the join then has only the sum). Owned. */
+    size_t series_n[ENGINE_MEANING_COUNT];
+    struct scrape_counter_series *series[ENGINE_MEANING_COUNT];
 };
 
 /* Fill *p from one scrape body (len bytes, need not be NUL-terminated)
@@ -74,13 +94,22 @@ void scrape_point_reset(struct scrape_point *p);
 struct scrape_series {
     struct scrape_point *pts;       /* n of them, by start time; owned */
     size_t n, cap;
+    char *model; /* the run's model (scrape_series_set_model):
+                                     * the join's counters keep its series; NULL:
+                                     * every model's; owned */
 };
 
 /* Make s empty. */
 void scrape_series_init(struct scrape_series *s);
 
-/* Free every point and the array; s is empty again. */
+/* Free every point, the array and the model; s is empty again. */
 void scrape_series_reset(struct scrape_series *s);
+
+/* The model the run asked for (copied; NULL or "": none). When a
+ * counter's series name their model (engines_model_label), the join
+ * counts only those of this model; when none is this model's, those of
+ * the engine's default model (engines_default_model), else all. */
+void scrape_series_set_model(struct scrape_series *s, const char *model);
 
 /* Append *p, taking ownership of its arrays (*p is zeroed). Points must
  * come in order of start time; returns 0, or LL_E_INVAL when p starts
@@ -95,9 +124,13 @@ struct scrape_gauge {
     double mean, max;
 };
 
-/* A counter's increase over the window's span. A value that goes down
+/* A counter's increase over the window's span, taken label set by label
+ * set and summed (PromQL's sum(increase())). A value that goes down
  * between two consecutive scrapes is a reset (a restart): the increase
- * across it is the later value, as in Prometheus' increase(). */
+ * across it is the later value, as in Prometheus' increase(). A label
+ * set absent from a scrape of the same engine counts 0 there (engines
+ * make a series on its first use). resets counts the scrapes where one
+ * or more label sets went down. */
 struct scrape_counter {
     int present;                    /* 1 when the span's ends both had it */
     double delta;
@@ -128,8 +161,18 @@ struct scrape_join {
                                      * scrape in the window exported it; NAN = not */
     uint64_t span_from_abs_ns;      /* the scrape times the deltas run */
     uint64_t span_to_abs_ns;        /* between (0 when there is no span) */
+    /* The window joined to, [t0, t1] as given; the series' mean spacing
+     * of scrapes, ok or not (its interval as it ran; 0 under two). */
+    uint64_t window_from_abs_ns, window_to_abs_ns, step_ns;
     struct scrape_counter preemptions, prompt_tokens, generation_tokens,
         request_success;
+    /* The series' model (scrape_series_set_model), cut to fit; "" none.
+     * model_named: some counter's series named their model; model_matched:
+     * some were the run's model's (the counters kept only those);
+     * model_default: none was, and the engine's default model's were
+     * kept (Triton's ensemble). Named and neither: all were summed. */
+    char model[256];
+    int model_named, model_matched, model_default;
     /* Server-side TTFT over the span, from the histogram deltas. */
     int ttft_present;               /* 1 when the span has a TTFT histogram */
     double ttft_count;              /* observations in the span */
@@ -151,6 +194,8 @@ struct scrape_join {
     int power_integral_present; /* 1: two or more ok scrapes in the span had power */
     double power_integral_j;
     double power_s; /* seconds the integral covers */
+    /* The scrapes the integral runs between. */
+    uint64_t power_from_abs_ns, power_to_abs_ns;
     size_t power_gaps;
     unsigned gpus; /* the most GPUs an ok scrape in the window had */
 };
@@ -219,6 +264,10 @@ void scraper_stop(struct scraper *s);
  * user asked for the run to end; the span may miss the last interval's
  * tokens). scraper_stop(s) is scraper_stop_at(s, now, 0). */
 void scraper_stop_at(struct scraper *s, uint64_t end_abs_ns, int interrupted);
+
+/* The run's model, for the joins (scrape_series_set_model). Safe to call
+ * while the thread runs. NULL s does nothing. */
+void scraper_set_model(struct scraper *s, const char *model);
 
 /* Join the series so far to a window (see scrape_series_join). Safe to call
  * while the thread runs. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/summary.h"
 #include "metrics/scrape_int.h"
 #include "util/util.h"
 
@@ -40,13 +41,129 @@ static void gauge_finish(struct scrape_gauge *g)
         g->mean /= (double)g->n;
 }
 
+/* May a's lack of what b has read as zero at a? When a is an ok scrape
+ * of the same known engine: SGLang and TGI make a counter's or a
+ * histogram's samples on their first use, so a baseline scrape of an
+ * idle server lacks them, and the whole span's count would otherwise be
+ * dropped as not present. */
+static int absent_is_zero(const struct scrape_point *a, const struct scrape_point *b)
+{
+    return a->ok && a->engine == b->engine && a->engine != ENGINE_UNKNOWN &&
+           a->engine != ENGINE_DCGM;
+}
+
+/* 1 when every ok point from a to b that has meaning m kept its label
+ * sets apart (scrape_point.series). */
+static int series_kept(const struct scrape_series *s, size_t a, size_t b, enum engine_meaning m)
+{
+    for (size_t i = a; i <= b; i++) {
+        const struct scrape_point *p = &s->pts[i];
+        if (p->ok && p->present[m] && p->series_n[m] == 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* Which model's label sets of m the join counts from a to b (see
+ * scrape_series_set_model): the run's model's when some point has one,
+ * else the engine's default model's when some point has one, else NULL
+ * (all). Sets the join's model flags. */
+static const char *model_pick(const struct scrape_series *s, size_t a, size_t b,
+                              enum engine_meaning m, struct scrape_join *out)
+{
+    const char *def = engines_default_model(s->pts[b].engine);
+    int named = 0, run = 0, dflt = 0;
+    for (size_t i = a; i <= b; i++) {
+        const struct scrape_point *p = &s->pts[i];
+        for (size_t k = 0; p->ok && k < p->series_n[m]; k++) {
+            const char *model = p->series[m][k].model;
+            if (!model)
+                continue;
+            named = 1;
+            run |= s->model && strcmp(model, s->model) == 0;
+            dflt |= def && strcmp(model, def) == 0;
+        }
+    }
+    out->model_named |= named;
+    out->model_matched |= run;
+    out->model_default |= !run && dflt;
+    return run ? s->model : dflt ? def : NULL;
+}
+
+/* The value of p's label set name of m; 0 when p lacks it. */
+static double series_value(const struct scrape_point *p, enum engine_meaning m, const char *name)
+{
+    for (size_t k = 0; k < p->series_n[m]; k++)
+        if (strcmp(p->series[m][k].name, name) == 0)
+            return p->series[m][k].value;
+    return 0;
+}
+
+/* The increase of m from a to b label set by label set (those of model,
+ * or all when model is NULL), summed: a reset of one set is that set's
+ * alone, where a sum would read one set's drop against the others'
+ * rises (1000 -> 1100 and 1000 -> 50 is 100 + 50, not 1150). A set a
+ * point lacks counts 0 there. Bounded: each point has at most
+ * SCRAPE_MAX_SERIES sets of m. */
+static void counter_by_series(const struct scrape_series *s, size_t a, size_t b,
+                              enum engine_meaning m, const char *model, struct scrape_counter *c)
+{
+    const char **names = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = a; i <= b; i++) {
+        const struct scrape_point *p = &s->pts[i];
+        for (size_t k = 0; p->ok && k < p->series_n[m]; k++) {
+            const struct scrape_counter_series *x = &p->series[m][k];
+            if (model && (!x->model || strcmp(x->model, model) != 0))
+                continue;
+            size_t j = 0;
+            while (j < n && strcmp(names[j], x->name) != 0)
+                j++;
+            if (j < n)
+                continue;
+            if (n == cap) {
+                cap = cap ? cap * 2 : 8;
+                names = ll_realloc(names, cap * sizeof *names);
+            }
+            names[n++] = x->name;
+        }
+    }
+    double *prev = ll_calloc(n ? n : 1, sizeof *prev);
+    for (size_t j = 0; j < n; j++)
+        prev[j] = series_value(&s->pts[a], m, names[j]);
+    for (size_t i = a + 1; i <= b; i++) {
+        const struct scrape_point *p = &s->pts[i];
+        if (!p->ok || !p->present[m])
+            continue;
+        int reset = 0;
+        for (size_t j = 0; j < n; j++) {
+            double v = series_value(p, m, names[j]);
+            double d = v - prev[j];
+            if (d < 0) {
+                d = v;
+                reset = 1;
+            }
+            c->delta += d;
+            prev[j] = v;
+        }
+        c->resets += (uint32_t)reset;
+    }
+    free(prev);
+    free(names);
+}
+
 /* Increase of meaning m from point a to point b, counting resets. Walks
- * every ok point in between that has the meaning. */
+ * every ok point in between that has the meaning: label set by label set
+ * where the points kept them apart, else (a counter of more than
+ * SCRAPE_MAX_SERIES sets, a line written before they were kept, the
+ * GPUs' energy) their sums. */
 static void counter_over(const struct scrape_series *s, size_t a, size_t b, enum engine_meaning m,
-                         struct scrape_counter *c)
+                         struct scrape_counter *c, struct scrape_join *out)
 {
     memset(c, 0, sizeof *c);
-    if (!s->pts[a].present[m] || !s->pts[b].present[m])
+    const struct scrape_point *pa = &s->pts[a], *pb = &s->pts[b];
+    if (!pb->present[m] ||
+        (!pa->present[m] && (m == ENGINE_M_GPU_ENERGY || !absent_is_zero(pa, pb))))
         return;
     /* The GPUs' energy is a sum over the GPUs of each scrape: when the set
      * changed inside the span (a GPU fell off the bus, or came back), the
@@ -57,7 +174,11 @@ static void counter_over(const struct scrape_series *s, size_t a, size_t b, enum
             if (s->pts[i].ok && s->pts[i].present[m] && s->pts[i].gpus != s->pts[a].gpus)
                 return;
     c->present = 1;
-    double prev = s->pts[a].value[m];
+    if (engines_meaning_is_counter(m) && series_kept(s, a, b, m)) {
+        counter_by_series(s, a, b, m, model_pick(s, a, b, m, out), c);
+        return;
+    }
+    double prev = pa->present[m] ? pa->value[m] : 0;
     for (size_t i = a + 1; i <= b; i++) {
         const struct scrape_point *p = &s->pts[i];
         if (!p->ok || !p->present[m])
@@ -72,14 +193,23 @@ static void counter_over(const struct scrape_series *s, size_t a, size_t b, enum
     }
 }
 
-static void point_hist(const struct scrape_point *p, struct prom_histogram *h)
+/* Copy p's TTFT histogram into *h. Returns 0, or LL_E_RANGE (h then
+ * empty) for a point with more than PROM_HIST_MAX_BUCKETS buckets, which
+ * no scrape makes and scrape_line_parse refuses: a guard, so that a point
+ * built some other way cannot write past h. */
+static int point_hist(const struct scrape_point *p, struct prom_histogram *h)
 {
     memset(h, 0, sizeof *h);
+    if (p->ttft_n > PROM_HIST_MAX_BUCKETS)
+        return LL_E_RANGE;
+    if (!p->ttft_n)
+        return 0; /* a baseline without the histogram: all zeros */
     h->n_buckets = p->ttft_n;
     memcpy(h->le, p->ttft_le, p->ttft_n * sizeof(double));
     memcpy(h->count, p->ttft_count, p->ttft_n * sizeof(double));
     h->sum = p->ttft_sum_s;
     h->total = p->ttft_total;
+    return 0;
 }
 
 static int same_bounds(const struct prom_histogram *a, const struct prom_histogram *b)
@@ -114,21 +244,29 @@ static void quantile_bucket(const struct prom_histogram *h, double q, double *lo
     *hi = INFINITY;
 }
 
-/* Sum the TTFT histogram deltas over consecutive ok points from a to b. */
+/* Sum the TTFT histogram deltas over consecutive ok points from a to b.
+ * A histogram a lacks (absent_is_zero) starts from all zeros, its bounds
+ * those of the first point that has it. */
 static void ttft_over(const struct scrape_series *s, size_t a, size_t b, struct scrape_join *out)
 {
-    if (!s->pts[a].ttft_n || !s->pts[b].ttft_n)
+    if (!s->pts[b].ttft_n || (!s->pts[a].ttft_n && !absent_is_zero(&s->pts[a], &s->pts[b])))
         return;
     struct prom_histogram *acc = ll_calloc(3, sizeof *acc);
     struct prom_histogram *prev = acc + 1, *cur = acc + 2;
-    point_hist(&s->pts[a], prev);
+    if (point_hist(&s->pts[a], prev) != 0) {
+        free(acc);
+        return;
+    }
     acc->n_buckets = prev->n_buckets;
     memcpy(acc->le, prev->le, prev->n_buckets * sizeof(double));
     for (size_t i = a + 1; i <= b; i++) {
         const struct scrape_point *p = &s->pts[i];
-        if (!p->ok || !p->ttft_n)
+        if (!p->ok || !p->ttft_n || point_hist(p, cur) != 0)
             continue;
-        point_hist(p, cur);
+        if (!acc->n_buckets) {
+            acc->n_buckets = cur->n_buckets;
+            memcpy(acc->le, cur->le, cur->n_buckets * sizeof(double));
+        }
         struct prom_histogram d;
         int rc = prom_histogram_delta(cur, prev, &d);
         if (rc == LL_E_RANGE)
@@ -174,6 +312,9 @@ static void power_over(const struct scrape_series *s, size_t a, size_t b, struct
             out->power_integral_j +=
                 (q->value[ENGINE_M_GPU_POWER] + p->value[ENGINE_M_GPU_POWER]) / 2 * dt_s;
             out->power_s += dt_s;
+            if (!out->power_integral_present)
+                out->power_from_abs_ns = point_time(q);
+            out->power_to_abs_ns = point_time(p);
             out->power_integral_present = 1;
         }
         prev = i;
@@ -189,6 +330,10 @@ int scrape_series_join(const struct scrape_series *s, uint64_t t0_abs_ns, uint64
     out->kv_capacity_tokens = NAN;
     if (!s || t1_abs_ns < t0_abs_ns || (span != SCRAPE_SPAN_OUTER && span != SCRAPE_SPAN_INNER))
         return LL_E_INVAL;
+    out->window_from_abs_ns = t0_abs_ns;
+    out->window_to_abs_ns = t1_abs_ns;
+    if (s->n >= 2 && point_time(&s->pts[s->n - 1]) > point_time(&s->pts[0]))
+        out->step_ns = (point_time(&s->pts[s->n - 1]) - point_time(&s->pts[0])) / (s->n - 1);
 
     /* Gauges, and the first and last ok points inside the window. */
     size_t first_in = SIZE_MAX, last_in = SIZE_MAX;
@@ -247,12 +392,14 @@ int scrape_series_join(const struct scrape_series *s, uint64_t t0_abs_ns, uint64
         out->engine = s->pts[b].engine;
     out->span_from_abs_ns = point_time(&s->pts[a]);
     out->span_to_abs_ns = point_time(&s->pts[b]);
-    counter_over(s, a, b, ENGINE_M_PREEMPTIONS, &out->preemptions);
-    counter_over(s, a, b, ENGINE_M_PROMPT_TOKENS, &out->prompt_tokens);
-    counter_over(s, a, b, ENGINE_M_GENERATION_TOKENS, &out->generation_tokens);
-    counter_over(s, a, b, ENGINE_M_REQUEST_SUCCESS, &out->request_success);
+    if (s->model)
+        snprintf(out->model, sizeof out->model, "%s", s->model);
+    counter_over(s, a, b, ENGINE_M_PREEMPTIONS, &out->preemptions, out);
+    counter_over(s, a, b, ENGINE_M_PROMPT_TOKENS, &out->prompt_tokens, out);
+    counter_over(s, a, b, ENGINE_M_GENERATION_TOKENS, &out->generation_tokens, out);
+    counter_over(s, a, b, ENGINE_M_REQUEST_SUCCESS, &out->request_success, out);
     ttft_over(s, a, b, out);
-    counter_over(s, a, b, ENGINE_M_GPU_ENERGY, &out->gpu_energy);
+    counter_over(s, a, b, ENGINE_M_GPU_ENERGY, &out->gpu_energy, out);
     power_over(s, a, b, out);
     return 0;
 }
@@ -269,15 +416,10 @@ static const char *fmt_s(double v_s, char *buf, size_t len)
 static void print_gauge(FILE *f, const char *name, const struct scrape_join *j,
                         const struct scrape_gauge *g, double scale, const char *unit)
 {
-    if (!g->present && j->ok == 0) {
-        /* Scrapes worked, but none fell inside the window (a run that sent
-         * nothing ends at once): the engine may well have the gauge. */
-        fprintf(f, "  %-20s no ok scrape inside the window\n", name);
-        return;
-    }
     if (!g->present) {
-        /* Ok scrapes in the window: the engine has no such metric. */
-        fprintf(f, "  %-20s not exported by this engine\n", name);
+        /* With ok scrapes in the window the engine has no such metric;
+         * with none (a run that sent nothing ends at once), it may well. */
+        fprintf(f, "  %-20s %s\n", name, summary_gauge_absent(j->ok));
         return;
     }
     fprintf(f, "  %-20s mean %.2f%s  max %.2f%s\n", name, g->mean * scale, unit, g->max * scale,
@@ -373,6 +515,10 @@ void scrape_join_print_source(FILE *f, const struct scrape_join *j, int join_rc,
         return;
     }
     fprintf(f, "  engine               %s\n", engines_kind_name(j->engine));
+    if (j->model[0] && j->model_named && !j->model_matched)
+        fprintf(f, "  %-20s no counter series of model \"%s\": %s\n", "model", j->model,
+                j->model_default ? "the engine's default model's counted"
+                                 : "every model's on the server summed");
     print_gauge(f, "queue depth", j, &j->waiting, 1, "");
     print_gauge(f, "running", j, &j->running, 1, "");
     print_gauge(f, "KV-cache usage", j, &j->kv_usage, 100, "%");
@@ -442,6 +588,13 @@ json_t *scrape_join_json_source(const struct scrape_join *j, int join_rc,
     json_object_set_new(o, "window_failed", json_integer((json_int_t)j->failed));
     json_object_set_new(o, "span_from_monotonic_ns", json_integer((json_int_t)j->span_from_abs_ns));
     json_object_set_new(o, "span_to_monotonic_ns", json_integer((json_int_t)j->span_to_abs_ns));
+    if (j->model[0]) {
+        /* The run's model (a merge joins with it again), and whether the
+         * counters' series named it (null: they named no model). */
+        json_object_set_new(o, "model", json_string(j->model));
+        json_object_set_new(o, "model_matched",
+                            j->model_named ? json_boolean(j->model_matched) : json_null());
+    }
     json_object_set_new(o, "waiting", gauge_json(&j->waiting));
     json_object_set_new(o, "running", gauge_json(&j->running));
     json_object_set_new(o, "kv_usage", gauge_json(&j->kv_usage));

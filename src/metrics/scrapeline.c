@@ -62,6 +62,15 @@ static int ttft_of(const json_t *o, struct scrape_point *p, char *err, size_t er
         json_array_size(cum) != json_array_size(le) + 1)
         return fail(err, errlen, "ttft_le_s and ttft_cum: expected arrays of n and n + 1 numbers");
     size_t n = json_array_size(cum);
+    /* The join copies a point's histogram into a struct prom_histogram,
+     * which holds PROM_HIST_MAX_BUCKETS buckets: no scrape gathers more
+     * (prom_scrape_histogram refuses them), so a line with more was not
+     * written by llmload. */
+    if (n > PROM_HIST_MAX_BUCKETS) {
+        snprintf(err, errlen, "ttft_le_s: expected at most %d bounds, got %zu",
+                 PROM_HIST_MAX_BUCKETS - 1, n - 1);
+        return LL_E_PROTO;
+    }
     p->ttft_le = ll_calloc(n, sizeof *p->ttft_le);
     p->ttft_count = ll_calloc(n, sizeof *p->ttft_count);
     p->ttft_n = n;
@@ -77,6 +86,52 @@ static int ttft_of(const json_t *o, struct scrape_point *p, char *err, size_t er
     if (num_of(json_object_get(o, "ttft_sum_s"), &p->ttft_sum_s) != 0 ||
         num_of(json_object_get(o, "ttft_count"), &p->ttft_total) != 0)
         return fail(err, errlen, "ttft_sum_s, ttft_count: expected numbers");
+    return 0;
+}
+
+/* The counters' label sets: "series": {"<meaning's key>": [{"name": ...,
+ * "model": ... (optional), "value": ...}, ...]}, at most
+ * SCRAPE_MAX_SERIES of each. A line without it keeps only the sums. */
+static int series_of(const json_t *o, struct scrape_point *p, char *err, size_t errlen)
+{
+    const json_t *all = json_object_get(o, "series");
+    if (!all)
+        return 0;
+    if (!json_is_object(all))
+        return fail(err, errlen, "series: expected an object");
+    for (int m = 0; m < ENGINE_MEANING_COUNT; m++) {
+        const char *key = scrape_meaning_key((enum engine_meaning)m);
+        const json_t *a = key && engines_meaning_is_counter((enum engine_meaning)m)
+                              ? json_object_get(all, key)
+                              : NULL;
+        if (!a)
+            continue;
+        size_t n = json_array_size(a);
+        if (!json_is_array(a) || n == 0 || n > SCRAPE_MAX_SERIES || !p->present[m]) {
+            snprintf(err, errlen,
+                     "series: %s: expected 1 to %d label sets of a counter the line has", key,
+                     SCRAPE_MAX_SERIES);
+            return LL_E_PROTO;
+        }
+        p->series[m] = ll_calloc(n, sizeof *p->series[m]);
+        for (size_t i = 0; i < n; i++) {
+            const json_t *x = json_array_get(a, i);
+            const char *name = json_string_value(json_object_get(x, "name"));
+            const json_t *model = json_object_get(x, "model");
+            struct scrape_counter_series *c = &p->series[m][p->series_n[m]];
+            if (!name || (model && !json_is_string(model)) ||
+                num_of(json_object_get(x, "value"), &c->value) != 0) {
+                snprintf(err, errlen,
+                         "series: %s: expected {\"name\": string, \"model\": string, "
+                         "\"value\": number}",
+                         key);
+                return LL_E_PROTO;
+            }
+            c->name = ll_strdup(name);
+            c->model = model ? ll_strdup(json_string_value(model)) : NULL;
+            p->series_n[m]++;
+        }
+    }
     return 0;
 }
 
@@ -105,7 +160,10 @@ static int ok_fields(const json_t *o, struct scrape_point *p, int gpu, char *err
         }
         p->present[m] = 1;
     }
-    return gpu ? 0 : ttft_of(o, p, err, errlen);
+    if (gpu)
+        return 0;
+    int rc = series_of(o, p, err, errlen);
+    return rc ? rc : ttft_of(o, p, err, errlen);
 }
 
 int scrape_line_parse(const char *line, size_t len, struct scrape_point *p, int *gpu, char *url,

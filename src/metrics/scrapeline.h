@@ -6,8 +6,8 @@
  * the run joined its own in memory.
  *
  * A line keeps what the join uses: the start (mono_ns) and length
- * (dur_ns) of the GET, ok, the engine, each mapped meaning, the GPU count
- * and the TTFT histogram. It does not keep the KV cache's capacity
+ * (dur_ns) of the GET, ok, the engine, each mapped meaning, each engine
+ * counter's label sets ("series"), the GPU count and the TTFT histogram. It does not keep the KV cache's capacity
  * (kv_capacity_tokens is NAN), which no joined figure prints. */
 #ifndef LL_SCRAPELINE_H
 #define LL_SCRAPELINE_H
@@ -27,8 +27,9 @@
  * 2026-12-02). Returns 0, or LL_E_PROTO with a reason naming the field
  * in err: not a JSON object, a missing or negative mono_ns or dur_ns, an
  * unknown engine, a meaning that is not a number, a TTFT histogram whose
- * bounds do not ascend or whose counts do not match them, a "url" that
- * is not a string. No I/O. */
+ * bounds do not ascend or whose counts do not match them or that has
+ * more than PROM_HIST_MAX_BUCKETS buckets, a "url" that is not a string.
+ * No I/O. */
 int scrape_line_parse(const char *line, size_t len, struct scrape_point *p, int *gpu, char *url,
                       size_t url_len, char *err, size_t errlen);
 

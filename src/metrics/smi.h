@@ -27,6 +27,7 @@
 #define SMI_INTERVAL_NS (200ULL * 1000 * 1000)
 #define SMI_START_WAIT_NS (2000ULL * 1000 * 1000)
 #define SMI_STOP_WAIT_NS (2000ULL * 1000 * 1000)
+#define SMI_MUTE_GRACE_MS 200 /* SIGTERM to SIGKILL when no period ever came */
 
 /* The numeric fields of one line, in query order after the index. */
 enum smi_field {
@@ -93,11 +94,13 @@ size_t smi_group_take(struct smi_group *g, struct scrape_point *p);
  * PATH) with a thread that reads it, its periods kept as points whose
  * lines go to dir/server_metrics.jsonl ("source": "gpu", "sampler":
  * "nvidia-smi"; truncated first when truncate is 1), and waits up to
- * SMI_START_WAIT_NS for a first period. Its url is "nvidia-smi".
- * scraper_start sets the origin; scraper_stop waits up to
- * SMI_STOP_WAIT_NS for one more period, then ends nvidia-smi (SIGTERM to
- * its process group, SIGKILL after 1 s) and reaps it; scraper_free does
- * so, without the wait, if stop was not called. nvidia-smi missing or failing to start is a
+ * SMI_START_WAIT_NS for a first period (a warning, naming what it
+ * printed, when none came). Its url is "nvidia-smi". scraper_start sets
+ * the origin; scraper_stop waits up to SMI_STOP_WAIT_NS for one more
+ * period (not when the run was interrupted, nor when no period ever
+ * came), then ends nvidia-smi (SIGTERM to its process group, SIGKILL
+ * after 1 s, or SMI_MUTE_GRACE_MS when no period came) and reaps it;
+ * scraper_free does so, without the wait, if stop was not called. nvidia-smi missing or failing to start is a
  * warning and a scraper with no points (no energy figure); NULL only when
  * the file cannot be opened (warned). */
 struct scraper *scraper_for_smi(const char *dir, int truncate);

@@ -34,11 +34,13 @@ struct smi_sampler {
     int thread_started;
     int stopped;
 
-    pthread_mutex_t lock; /* guards the three below */
+    pthread_mutex_t lock; /* guards the five below */
     pthread_cond_t cond;
     uint64_t last_start_abs_ns; /* the last kept point's start; 0: none */
     int ended;                  /* the thread saw nvidia-smi's stdout end */
     int reaped;                 /* ... and reaped it */
+    uint64_t out_bytes;         /* what nvidia-smi printed, bytes */
+    char out_head[64];          /* its first bytes, NUL-terminated */
 
     /* The thread's own. */
     struct smi_group g;
@@ -166,6 +168,11 @@ static void *sampler_main(void *arg)
             continue;
         if (r <= 0)
             break;
+        pthread_mutex_lock(&m->lock);
+        if (m->out_bytes == 0)
+            snprintf(m->out_head, sizeof m->out_head, "%.*s", (int)r, m->buf + m->blen);
+        m->out_bytes += (uint64_t)r;
+        pthread_mutex_unlock(&m->lock);
         m->blen += (size_t)r;
         lines_take(m, ll_now_ns());
     }
@@ -203,7 +210,9 @@ static void wait_point(struct smi_sampler *m, uint64_t after_abs_ns, uint64_t ti
 
 /* End the thread and nvidia-smi; first, when wait is 1, wait for one more
  * period after now, so the span covers the run's last response (as the
- * scraper's last scrape does): at most SMI_STOP_WAIT_NS. */
+ * scraper's last scrape does): at most SMI_STOP_WAIT_NS. An nvidia-smi
+ * that never gave a period has nothing to lose: it gets SMI_MUTE_GRACE_MS
+ * after SIGTERM, not 1 s. */
 static void sampler_end(struct smi_sampler *m, int wait)
 {
     if (m->stopped)
@@ -211,7 +220,10 @@ static void sampler_end(struct smi_sampler *m, int wait)
     m->stopped = 1;
     if (!m->thread_started)
         return;
-    if (wait)
+    pthread_mutex_lock(&m->lock);
+    int mute = m->last_start_abs_ns == 0;
+    pthread_mutex_unlock(&m->lock);
+    if (wait && !mute)
         wait_point(m, ll_now_ns(), SMI_STOP_WAIT_NS);
     ssize_t w;
     do
@@ -222,17 +234,46 @@ static void sampler_end(struct smi_sampler *m, int wait)
     if (!m->reaped) {
         period_keep(m, 1);
         kill(-m->pid, SIGTERM);
-        ll_reap(m->pid, 0, 1000);
+        ll_reap(m->pid, 0, mute ? SMI_MUTE_GRACE_MS : 1000);
         kill(-m->pid, SIGKILL);
         m->reaped = 1;
     }
 }
 
-/* Interrupted or not, the wait is one nvidia-smi period (200 ms) after
- * now, as a direct scrape's last one is taken after now. */
+/* The wait is one nvidia-smi period (200 ms) after now, as a direct
+ * scrape's last one is taken after now; none when the user interrupted
+ * the run (it is to end now), nor when nvidia-smi never gave a period
+ * (sampler_end): a silent one that ignored SIGTERM made a 1.89 s run take
+ * 7.3 s. */
 static void sampler_stop(void *ud, uint64_t end_abs_ns, int interrupted)
 {
-    sampler_end(ud, 1);
+    sampler_end(ud, !interrupted);
+}
+
+/* After the start wait: warn when no period came and nvidia-smi is still
+ * there (an exit warned already), naming what it printed, if anything. */
+static void warn_mute(struct smi_sampler *m)
+{
+    pthread_mutex_lock(&m->lock);
+    int mute = m->last_start_abs_ns == 0 && !m->ended;
+    uint64_t bytes = m->out_bytes;
+    char head[sizeof m->out_head];
+    memcpy(head, m->out_head, sizeof head);
+    pthread_mutex_unlock(&m->lock);
+    if (!mute)
+        return;
+    for (char *c = head; *c; c++)
+        if (*c == '\n' || *c == '\r' || *c == '\t')
+            *c = ' ';
+    char what[160];
+    if (bytes == 0)
+        snprintf(what, sizeof what, "it printed nothing");
+    else
+        snprintf(what, sizeof what, "it printed %llu byte%s: \"%s%s\"", (unsigned long long)bytes,
+                 bytes == 1 ? "" : "s", head, bytes >= sizeof head ? "..." : "");
+    ll_errorf("warning: --gpu-sampler nvidia-smi: no sample period in the first %.0f s (%s); "
+              "GPU telemetry only once one comes",
+              (double)SMI_START_WAIT_NS / 1e9, what);
 }
 
 /* Without stop (a run that ended before it began): no wait. */
@@ -299,5 +340,6 @@ struct scraper *scraper_for_smi(const char *dir, int truncate)
     m->thread_started = 1;
     /* A first period before the first request, as the scrapers' probe. */
     wait_point(m, 0, SMI_START_WAIT_NS);
+    warn_mute(m);
     return s;
 }

@@ -387,16 +387,15 @@ static json_t *merged_json_rest(json_t *sj, const struct merge *m, const struct 
         if (rm_jstr(m->parts[i].sum, "stop_reason"))
             stop = json_object_get(m->parts[i].sum, "stop_reason");
     json_object_set(sj, "stop_reason", stop);
-    json_t *ld = json_object();
-    json_object_set_new(ld, "late_sends", json_integer((json_int_t)ps->late_sends));
-    json_object_set_new(ld, "asleep_when_due", json_integer((json_int_t)ps->asleep));
-    json_object_set_new(ld, "worker_cpu_s", json_real(ps->cpu_s));
-    json_object_set_new(ld, "worker_wall_s", json_real(ps->wall_s));
-    json_object_set_new(ld, "involuntary_switches", json_integer((json_int_t)ps->invol));
-    json_object_set_new(ld, "cause",
-                        json_string(verdict_late_cause_name(verdict_late_cause(
-                            ps->late_sends, ps->asleep, v->cpu_ns, v->wall_ns, ps->invol))));
-    json_object_set_new(sj, "lateness_diagnosis", ld);
+    struct summary_late late = {
+        .late_sends = ps->late_sends,
+        .asleep = ps->asleep,
+        .cpu_s = ps->cpu_s, /* sums of non-negative numbers: always known */
+        .wall_s = ps->wall_s,
+        .invol_switches = ps->invol,
+        .cause = verdict_late_cause(ps->late_sends, ps->asleep, v->cpu_ns, v->wall_ns, ps->invol),
+    };
+    json_object_set_new(sj, "lateness_diagnosis", summary_late_json(&late));
     return stop;
 }
 
@@ -442,6 +441,8 @@ int rm_summary_write(struct merge *m, const json_t *cfg, const char *slo_text, d
     struct verdict_input v;
     merged_verdict(m, fs, &ps, &info, &v);
     merged_steady(cfg, &info);
+    for (size_t i = 0; i < m->n_parts && !info.stop_reason; i++)
+        info.stop_reason = rm_jstr(m->parts[i].sum, "stop_reason");
 
     uint64_t window = ps.window_ns;
     struct summary_endpoint *ep = ll_calloc(m->n_eps + 1, sizeof *ep);
@@ -477,10 +478,21 @@ int rm_summary_write(struct merge *m, const json_t *cfg, const char *slo_text, d
         ll_errorf("merge: %s", err);
         code = rm_exit_combine(code, LL_EXIT_RUNTIME);
     }
-    uint64_t failed = st->completed - st->by_kind[REC_CANCELLED];
-    if (failed && st->by_kind[REC_OK] == 0) {
-        ll_errorf("merge: no request succeeded: all %" PRIu64 " of the window failed", failed);
+    /* The whole run's window, judged by the rule a single run's is
+     * (summary_measured): the shards each left an empty one of their own
+     * to merge. */
+    char why[400];
+    switch (summary_measured(why, sizeof why, st, &info)) {
+    case SUMMARY_NONE_OK:
+        ll_errorf("merge: %s", why);
         code = rm_exit_combine(code, LL_EXIT_NO_OK);
+        break;
+    case SUMMARY_EMPTY:
+    case SUMMARY_SHARD_EMPTY:
+        ll_errorf("merge: %s", why);
+        code = rm_exit_combine(code, LL_EXIT_NO_OK);
+        break;
+    case SUMMARY_MEASURED: break;
     }
     *outcome = merged_outcome(m, &info, stop);
     json_decref(sj);

@@ -567,9 +567,10 @@ static void step_figures(const struct sweep_step *s, struct expect_figures *fig)
     int ok = st->by_kind[REC_OK] > 0;
     const uint64_t *lat[EXPECT_NLAT] = {s->ttft_ns, s->tpot_ns, s->itl_ns, s->e2e_ns};
     int any[EXPECT_NLAT] = {ok, hist_count(st->tpot) > 0, hist_count(st->itl_req) > 0, ok};
-    static const size_t at[3] = {0, 1, 3}; /* p50, p90, p99 in sweep_pcts */
+    /* expect_pcts in sweep_pcts: p50, p90, p95, p99, p99.9 */
+    static const size_t at[EXPECT_NPCT] = {0, 1, 2, 3, 4};
     for (size_t i = 0; i < EXPECT_NLAT; i++) {
-        for (size_t p = 0; p < 3; p++)
+        for (size_t p = 0; p < EXPECT_NPCT; p++)
             fig->lat_ns[i][p] = any[i] ? (double)lat[i][at[p]] : NAN;
     }
     fig->goodput = s->goodput_rps;

@@ -111,6 +111,16 @@ static int run_none_ok(const json_t *sum)
     return jnum(sum, "requests.ok") == 0 && jnum(sum, "requests.scheduled") > 0;
 }
 
+/* Why the run measured nothing (exit 6), in the terminal's words: the
+ * summary's nothing_measured; NULL when it measured. A summary.json
+ * written before the field keeps its old page: run_none_ok's line. */
+static const char *run_nothing_measured(const json_t *sum)
+{
+    if (json_object_get(sum, "nothing_measured") != NULL)
+        return jstr(sum, "nothing_measured");
+    return run_none_ok(sum) ? "" : NULL;
+}
+
 /* The verdict in one line: how the run ended (no request ok, --expect
  * failed or passed), INVALID or valid, steady or not (or why not judged:
  * "steady not judged: ...", as the terminal's steady line), interrupted. */
@@ -119,7 +129,10 @@ static void run_verdict_line(struct strbuf *t, const json_t *sum)
     struct strbuf f;
     strbuf_init(&f);
     size_t n_expect = run_expect_failed(sum, &f);
-    if (run_none_ok(sum))
+    const char *none = run_nothing_measured(sum);
+    if (none != NULL && none[0])
+        strbuf_printf(t, "FAILED: %s; ", none);
+    else if (none != NULL)
         strbuf_puts(t, "FAILED: no request succeeded; ");
     if (f.len)
         strbuf_printf(t, "FAILED --expect: %s; ", f.data);
@@ -195,7 +208,10 @@ static void run_banner(struct strbuf *b, const char *cls, const char *prefix, co
  * reason, closed loop, and each warning summary.json has, in its words. */
 static void run_banners(struct strbuf *b, const json_t *sum)
 {
-    if (run_none_ok(sum))
+    const char *none = run_nothing_measured(sum);
+    if (none != NULL && none[0])
+        run_banner(b, "invalid", "FAILED (exit 6):", none);
+    else if (none != NULL)
         run_banner(b, "invalid",
                    "FAILED: no request succeeded (exit 6); the latencies below are empty.", NULL);
     struct strbuf f;

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "measure/summary.h"
 #include "report/report_int.h"
 #include "util/util.h"
 
@@ -79,13 +80,22 @@ static void srv_row_open(struct strbuf *b, const char *id, const char *label)
     strbuf_puts(b, "</td>");
 }
 
-/* A gauge's two rows (mean, max), scale as report_run_cell's; nothing
- * when summary.json has the gauge as null (the engine does not export
- * it, or no ok scrape fell in the window). */
+/* A gauge's two rows (mean, max), scale as report_run_cell's. When
+ * summary.json has the gauge as null, one row that says why in the
+ * terminal's words (summary_gauge_absent: the engine does not export it,
+ * or no ok scrape fell in the window); nothing when it has no such key. */
 static void srv_gauge(struct strbuf *b, const json_t *srv, const char *key, const char *label,
                       double scale)
 {
     const json_t *g = json_object_get(srv, key);
+    if (json_is_null(g)) {
+        double ok = srv_num(srv, "window_scrapes") - srv_num(srv, "window_failed");
+        srv_row_open(b, key, label);
+        strbuf_puts(b, "<td class=\"l\" colspan=\"4\">");
+        strbuf_put_xml(b, summary_gauge_absent(ok > 0 ? (size_t)ok : 0));
+        strbuf_puts(b, "</td></tr>\n");
+        return;
+    }
     if (!json_is_object(g))
         return;
     static const char *const stat[] = {"mean", "max"};

@@ -253,15 +253,15 @@ json_t *sweep_late_json(const struct sweep_late *l)
 {
     if (!l->known)
         return NULL;
-    json_t *o = json_object();
-    int usage = isfinite(l->wall_s) && isfinite(l->cpu_s);
-    jset(o, "late_sends", ju64(l->late_sends));
-    jset(o, "asleep_when_due", ju64(l->asleep));
-    jset(o, "worker_cpu_s", usage ? json_real(l->cpu_s) : json_null());
-    jset(o, "worker_wall_s", usage ? json_real(l->wall_s) : json_null());
-    jset(o, "involuntary_switches", usage ? ju64(l->invol_switches) : json_null());
-    jset(o, "cause", json_string(verdict_late_cause_name(sweep_late_cause(l))));
-    return o;
+    struct summary_late late = {
+        .late_sends = l->late_sends,
+        .asleep = l->asleep,
+        .cpu_s = l->cpu_s,
+        .wall_s = l->wall_s,
+        .invol_switches = l->invol_switches,
+        .cause = sweep_late_cause(l),
+    };
+    return summary_late_json(&late);
 }
 
 /* steps.jsonl's "lateness_diagnosis" into *l: absent or null, not known;

@@ -25,8 +25,8 @@ json_t *sweep_server_json(const struct sweep_step *s);
 json_t *sweep_energy_json(const struct sweep_step *s);
 
 /* A step's lateness diagnosis as steps.jsonl and summary.json write it
- * ("lateness_diagnosis": run's summary.json names, and the cause derived
- * from the counts); NULL when not known. Caller owns it. */
+ * ("lateness_diagnosis": summary_late_json's object, as a run's, with the
+ * cause derived from the counts); NULL when not known. Caller owns it. */
 json_t *sweep_late_json(const struct sweep_late *l);
 
 /* The steps.jsonl line of f (an object; caller owns it). */

@@ -7,7 +7,14 @@
  * before its start, its source's URL terminated within a small buffer
  * (and empty for a server's line), present flags 0 or 1, a TTFT histogram whose bounds
  * ascend and end at +Inf. The point is freed either way (LeakSanitizer
- * checks the error paths free what they took). */
+ * checks the error paths free what they took).
+ *
+ * Then the input is read as lines, as `llmload merge` reads a file: each
+ * line the parser accepts goes into a series (a lone one beside a copy
+ * of itself a second later, so that every join has a span), and the
+ * series is joined (its model "m"), both spans, so that what the parser lets through is
+ * what the join must survive (a histogram of more buckets than a
+ * struct prom_histogram holds once went through). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +22,49 @@
 
 #include "metrics/scrapeline.h"
 #include "util/util.h"
+
+/* Parse each line of s into a series, as scrape_file_load does, and join
+ * it over the whole timeline with both spans. */
+static void join_lines(const char *s, size_t size)
+{
+    struct scrape_series srv;
+    scrape_series_init(&srv);
+    scrape_series_set_model(&srv, "m");
+    const char *last = NULL;
+    size_t last_len = 0;
+    struct scrape_point p;
+    char err[200];
+    int gpu;
+    memset(&p, 0, sizeof p);
+    for (size_t off = 0; off < size;) {
+        const char *nl = memchr(s + off, '\n', size - off);
+        size_t len = nl ? (size_t)(nl - (s + off)) : size - off;
+        if (len) {
+            if (scrape_line_parse(s + off, len, &p, &gpu, NULL, 0, err, sizeof err) == 0) {
+                last = s + off;
+                last_len = len;
+                scrape_series_add(&srv, &p); /* out of order: refused, p kept */
+            }
+            scrape_point_reset(&p);
+        }
+        off += len + 1;
+    }
+    /* One point: the same line again, a second later. */
+    if (srv.n == 1 && scrape_line_parse(last, last_len, &p, &gpu, NULL, 0, err, sizeof err) == 0 &&
+        p.end_abs_ns < UINT64_MAX - LL_NS_PER_SEC) {
+        p.start_abs_ns += LL_NS_PER_SEC;
+        p.end_abs_ns += LL_NS_PER_SEC;
+        scrape_series_add(&srv, &p);
+    }
+    scrape_point_reset(&p);
+    struct scrape_join j;
+    for (int span = SCRAPE_SPAN_OUTER; span <= SCRAPE_SPAN_INNER; span++) {
+        int rc = scrape_series_join(&srv, 0, UINT64_MAX, (enum scrape_span)span, &j);
+        if (rc != 0 && rc != LL_E_NOTFOUND)
+            abort();
+    }
+    scrape_series_reset(&srv);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -50,6 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
     scrape_point_reset(&p);
+    join_lines(s, size);
     free(s);
     return 0;
 }

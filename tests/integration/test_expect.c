@@ -90,7 +90,8 @@ static void test_run_expect(void **state)
     harness_results_free(a);
 
     /* A TPOT under 1 ms: the sim's decode step alone is 4 ms. */
-    char *b = run_expect("ttft_p99<2s,tpot_p50<1ms", 7, &err);
+    /* With every percentile summary.json carries (p95, p99_9 too). */
+    char *b = run_expect("ttft_p99<2s,tpot_p50<1ms,e2e_p95<3s,ttft_p99_9<2s", 7, &err);
     assert_int_equal(count_lines(err, "llmload: --expect: "), 1);
     assert_non_null(strstr(err, "llmload: --expect: tpot_p50 is "));
     assert_non_null(strstr(err, "ms, not < 1ms\n"));
@@ -104,13 +105,20 @@ static void test_run_expect(void **state)
     if (!(tpot >= 4e6))
         fail_msg("tpot_p50 %.0f ns: under the sim's 4 ms step", tpot);
     ASSERT_NEAR(tpot, harness_num(s, "latency_ns.tpot.p50"), 0);
+    o = json_array_get(ex, 2);
+    assert_string_equal(harness_sval(o, "result"), "pass");
+    ASSERT_NEAR(harness_num(o, "value"), harness_num(s, "latency_ns.e2e.p95"), 0);
+    o = json_array_get(ex, 3);
+    assert_string_equal(harness_sval(o, "result"), "pass");
+    ASSERT_NEAR(harness_num(o, "value"), harness_num(s, "latency_ns.ttft.p99_9"), 0);
     json_decref(s);
     harness_results_free(b);
 
     HARNESS_EXPECT_USAGES(
         {{"run", "--rate", "1", "--expect", "ttft_p99<500"},
          "--expect: \"ttft_p99<500\": the value of ttft_p99"},
-        {{"run", "--rate", "1", "--expect", "ttft_p95<1s"}, "no metric \"ttft_p95\""},
+        {{"run", "--rate", "1", "--expect", "ttft_p98<1s"},
+         "no metric \"ttft_p98\" (ttft_, tpot_, itl_, e2e_ with p50, p90, p95, p99 or p99_9;"},
         {{"run", "--rate", "1", "--expect", "goodput>=2/s"}, "goodput needs --slo"},
         {{"run", "--rate", "1", "--expect", "ttft_p99<1s,"}, "--expect: a trailing comma"},
         {{"run", "--rate", "1", "--expect", "error_rate=1%"}, "the operator must be one of"});

@@ -166,6 +166,7 @@ static void test_dead_gpu_url_is_a_gap(void **state)
     char *dir, *err = NULL;
     json_t *s = gpu_run(url, &dir, &err);
     assert_non_null(strstr(err, "warning: scraping"));
+    assert_non_null(strstr(err, "; GPU metrics will have gaps (counted)"));
     assert_false(json_is_true(json_object_get(json_object_get(s, "energy"), "present")));
     double scrapes = harness_num(s, "energy.scrapes");
     assert_true(scrapes >= 3);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "harness.h"
 #include "test.h"
@@ -193,6 +194,69 @@ static void test_exits_at_once(void **state)
     sampler_done_ok(s, dir, err);
 }
 
+/* nvidia-smi that gives 5 periods (1 s) of a 3 s run and exits: the
+ * energy covers a third of the window, and that energy over the whole
+ * run's tokens would read a third of the truth. The energy and its span
+ * stand; the per-token and per-request figures are withheld (null), and
+ * the summary says why. */
+static void test_stops_partway(void **state)
+{
+    fake_smi("i=0\n"
+             "while [ $i -lt 5 ]; do\n"
+             "  printf 't, 0, 100.00, 40, 1000, 81559, 1500\\nt, 1, 50.00, 20, 3000, 81559, "
+             "1700\\n'\n"
+             "  sleep 0.2; i=$((i+1))\n"
+             "done\n");
+    const char *sargs[] = {"--max-num-seqs", "4", NULL};
+    harness_cur_sim_start(sargs);
+    const char *args[] = {
+        "--rate",        "5",          "--arrival",       "constant", "--requests", "15",
+        "--gpu-sampler", "nvidia-smi", "--cost-per-hour", "3.6",      WORK,         NULL};
+    char *out, *err;
+    char *dir = harness_run_sim_verdict("run", args, 60, &out, &err);
+    json_t *s = harness_summary_load(dir);
+    json_t *e = json_object_get(s, "energy");
+    assert_true(json_is_true(json_object_get(e, "present")));
+    assert_true(json_is_null(json_object_get(e, "j_per_output_token")));
+    assert_true(json_is_null(json_object_get(e, "j_per_request")));
+    assert_true(json_is_null(json_object_get(e, "output_tokens_per_j")));
+    assert_true(json_is_true(json_object_get(e, "partial")));
+    /* The energy's window is the whole run's, the summary's window and
+     * the drain after it. */
+    double window_s = harness_num(e, "window_s");
+    ASSERT_IN_RANGE(window_s, harness_num(s, "window_ns") / 1e9, 10);
+    ASSERT_IN_RANGE(harness_num(e, "covered_s"), 0.3, window_s - 1.2);
+    ASSERT_REL(harness_num(e, "mean_power_w"), 150, 0.02);
+    assert_true(harness_num(e, "cost_per_m_output_tokens") > 0); /* no energy in it */
+    assert_non_null(strstr(out, "per-token and per-request figures withheld"));
+    assert_non_null(strstr(err, "nvidia-smi exited (status 0) after 10 lines"));
+    free(out);
+    sampler_done_ok(s, dir, err);
+}
+
+/* nvidia-smi that prints nothing and ignores SIGTERM: a warning that
+ * says so once the start wait (2 s) is over, and no stop wait for a
+ * period that will never come: the run ends within 1.5 s of its window
+ * and the start wait (it took 5.4 s more before: the stop wait and 1 s
+ * of SIGTERM grace). */
+static void test_silent_ignores_term(void **state)
+{
+    fake_smi("trap '' TERM\nwhile :; do sleep 0.1; done\n");
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    char *dir, *err;
+    json_t *s = sampler_run(&dir, &err);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double wall_s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+    double window_s = harness_num(s, "window_ns") / 1e9;
+    assert_non_null(strstr(err, "--gpu-sampler nvidia-smi: no sample period in the first 2 s "
+                                "(it printed nothing)"));
+    assert_true(json_is_false(json_object_get(json_object_get(s, "energy"), "present")));
+    if (wall_s > window_s + 2 + 1.5)
+        fail_msg("the run took %.2f s for a %.2f s window", wall_s, window_s);
+    sampler_done_ok(s, dir, err);
+}
+
 static void test_not_on_path(void **state)
 {
     harness_tmp_begin();
@@ -225,6 +289,8 @@ int main(void)
         cmocka_unit_test_teardown(test_constant_power, teardown),
         cmocka_unit_test_teardown(test_power_not_available, teardown),
         cmocka_unit_test_teardown(test_exits_at_once, teardown),
+        cmocka_unit_test_teardown(test_stops_partway, teardown),
+        cmocka_unit_test_teardown(test_silent_ignores_term, teardown),
         cmocka_unit_test_teardown(test_not_on_path, teardown),
         cmocka_unit_test(test_bad_flags),
     };

@@ -512,7 +512,7 @@ static void test_refusals(void **state)
          "--prefix-images: at most 64"},
         {{"run", "--prefix-images", "0", "--prefix-fraction", "0.5", "--prefix-tokens", "64",
           "--rate", "1", "--requests", "1"},
-         "--prefix-images: expected a whole number >= 1"},
+         "--prefix-images: expected a whole number from 1 to 64, got \"0\""},
         {{"run", "--api", "openai-completions", "--prefix-images", "1", "--prefix-fraction", "0.5",
           "--prefix-tokens", "64", "--rate", "1"},
          "--prefix-images: openai-completions takes a text \"prompt\" only"},

@@ -664,9 +664,62 @@ static int shards_merge_both(char sd[2][600], const char *prefix, char *exact, c
     return rc_exact;
 }
 
+/* The merged run's lateness diagnosis (summary.json's
+ * "lateness_diagnosis") is the sum of the shards': the late sends, those
+ * due while a worker slept and the involuntary switches exactly, the
+ * workers' CPU and wall seconds to 1e-9 relative (sums of doubles), in
+ * summary.json's key order, and a cause the summed counts allow (none
+ * without a late send, asleep when at least half were; else the CPU
+ * share decides between busy and preempted). */
+static void check_run_late_summed(char sd[2][600], const char *merged)
+{
+    static const char *const keys[] = {"late_sends",    "asleep_when_due",      "worker_cpu_s",
+                                       "worker_wall_s", "involuntary_switches", "cause"};
+    json_t *sum = harness_summary_load(merged), *p[2];
+    json_t *ml = json_object_get(sum, "lateness_diagnosis"), *pl[2];
+    for (int k = 0; k < 2; k++) {
+        p[k] = harness_summary_load(sd[k]);
+        pl[k] = json_object_get(p[k], "lateness_diagnosis");
+    }
+    if (!json_is_object(ml) || !json_is_object(pl[0]) || !json_is_object(pl[1]))
+        fail_msg("a lateness_diagnosis is missing (merged %s)", ml ? "has one" : "has none");
+    size_t n = 0;
+    for (void *it = json_object_iter(ml); it; it = json_object_iter_next(ml, it), n++)
+        if (n >= LL_ARRAY_LEN(keys) || strcmp(json_object_iter_key(it), keys[n]) != 0)
+            fail_msg("merged lateness_diagnosis: key %zu is \"%s\"", n, json_object_iter_key(it));
+    assert_int_equal(n, LL_ARRAY_LEN(keys));
+    for (size_t c = 0; c < 5; c++) {
+        if (c == 0 || c == 1 || c == 4) {
+            int64_t want = harness_ival_req(pl[0], keys[c]) + harness_ival_req(pl[1], keys[c]);
+            if (harness_ival_req(ml, keys[c]) != want)
+                fail_msg("%s: merged %lld, the shards' sum %lld", keys[c],
+                         (long long)harness_ival_req(ml, keys[c]), (long long)want);
+            continue;
+        }
+        double want = harness_num(pl[0], keys[c]) + harness_num(pl[1], keys[c]);
+        if (!(want > 0) || fabs(harness_num(ml, keys[c]) - want) > 1e-9 * want)
+            fail_msg("%s: merged %.17g, the shards' sum %.17g", keys[c], harness_num(ml, keys[c]),
+                     want);
+    }
+    int64_t late = harness_ival_req(ml, "late_sends"),
+            asleep = harness_ival_req(ml, "asleep_when_due");
+    const char *cause = harness_sval(ml, "cause");
+    if (late == 0)
+        assert_string_equal(cause, "none");
+    else if (2 * asleep >= late)
+        assert_string_equal(cause, "asleep");
+    else if (strcmp(cause, "busy") != 0 && strcmp(cause, "preempted") != 0)
+        fail_msg("cause \"%s\" with %lld late sends, %lld asleep", cause, (long long)late,
+                 (long long)asleep);
+    json_decref(sum);
+    json_decref(p[0]);
+    json_decref(p[1]);
+}
+
 /* --cold-start 6 over two shards (cold by index: 3 each): the merged
  * summary's cold section counts them scheduled as each shard's did, not
- * "first 6 requests, 0 scheduled, 6 ok". */
+ * "first 6 requests, 0 scheduled, 6 ok". The merged
+ * lateness diagnosis is the shards' summed (check_run_late_summed). */
 static void test_cold_merged(void **state)
 {
     char sd[2][600], merged[600];
@@ -699,6 +752,7 @@ static void test_cold_merged(void **state)
     HARNESS_HAS(out, "cold start: first 6 requests, 6 scheduled",
                 "steady   not judged: a merged run");
     free(out);
+    check_run_late_summed(sd, merged);
 }
 
 /* merge --hist-only: two shards' hist.jsonl, no records, give summary.json

@@ -600,6 +600,40 @@ static void test_replay_bad_input(void **state)
     free(dir);
 }
 
+/* Replay's spend check: a --max-tokens-total below the trace's first
+ * line alone (10 prompt + 5 max tokens here) is refused before the target
+ * is asked anything (nothing listens on port 9), exit 2, naming its cost;
+ * 15 itself is allowed (the guard stops past the bound). A replay's shard
+ * walks the whole trace and counts every line, so it is held to the whole
+ * bound, not a share: 15 in shard 1/2 is allowed too (the run goes on to
+ * the unreachable target: exit 3). */
+static void test_replay_spend_check(void **state)
+{
+    (void)state;
+    char *dir = harness_tmpdir();
+    char trace[600];
+    snprintf(trace, sizeof trace, "%s/t.jsonl", dir);
+    harness_write_file(trace, "{\"sched_ns\":0,\"prompt_tokens\":10,\"max_tokens\":5}\n"
+                              "{\"sched_ns\":10,\"prompt_tokens\":1,\"max_tokens\":1}\n");
+    const char *url = "http://127.0.0.1:9/v1";
+    HARNESS_EXPECT_USAGES({{"replay", trace, "--url", url, "--max-tokens-total", "14"},
+                           "--max-tokens-total: 14 is less than the first request alone (15 "
+                           "prompt and max tokens): the spend guard would stop before sending "
+                           "anything"});
+    const char *ok[] = {"replay", trace, "--url", url, "--max-tokens-total", "15", "--quiet", NULL};
+    char *e = run_llmload(ok, 3, 3);
+    assert_null(strstr(e, "--max-tokens-total"));
+    free(e);
+    const char *shard[] = {
+        "replay",        trace, "--url",   url, "--max-tokens-total", "15", "--shard", "1/2",
+        "--prompt-salt", "5",   "--quiet", NULL};
+    e = run_llmload(shard, 3, 3);
+    assert_null(strstr(e, "--max-tokens-total"));
+    free(e);
+    harness_rm_rf(dir);
+    free(dir);
+}
+
 /* One replay of path against the sim already started, with --prompt-salt
  * salt (NULL: auto): fills cached[i] with the cached tokens the sim served
  * request i (n of them) and returns run.json's prompt_salt. */
@@ -684,4 +718,4 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_replay_identical_to_dump, harness_si
                                        harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_indexed_shards_merge, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_cold_by_index, harness_sim_teardown),
-             cmocka_unit_test(test_replay_bad_input))
+             cmocka_unit_test(test_replay_bad_input), cmocka_unit_test(test_replay_spend_check))

@@ -585,9 +585,18 @@ static void test_empty_window_said(void **state)
                          "the rate, or give --requests N)\n");
         HARNESS_HAS(err, "llmload: nothing was measured: none came due in the window, the rate "
                          "too low for its length");
+        /* summary.json carries the cause, and the run page fails on it */
         json_t *sum = harness_summary_load(dir);
         assert_int_equal(harness_num(sum, "requests.scheduled"), 0);
+        assert_string_equal(harness_sval(sum, "nothing_measured"),
+                            "nothing was measured: none came due in the window, the rate too "
+                            "low for its length: lengthen --duration, raise the rate, or give "
+                            "--requests N");
         json_decref(sum);
+        char *page = harness_read_in(dir, "report.html");
+        HARNESS_HAS(page, "<div class=\"banner invalid\">FAILED (exit 6): nothing was measured: "
+                          "none came due in the window");
+        free(page);
         free(out);
         free(err);
         harness_results_free(dir);
@@ -639,6 +648,7 @@ static void test_empty_window_warmup(void **state)
         HARNESS_HAS(err, want);
         json_t *sum = harness_summary_load(dir);
         assert_int_equal(harness_num(sum, "requests.scheduled"), 0);
+        HARNESS_HAS(harness_sval(sum, "nothing_measured"), want + strlen("llmload: "));
         if (cases[i].written >= 0)
             assert_int_equal(harness_num(sum, "records_written"), cases[i].written);
         json_decref(sum);
@@ -666,6 +676,40 @@ static void test_help_durations(void **state)
  * is sent: refused as a bad flag (exit 2), before the target is asked
  * anything (nothing listens on port 9), naming the first request's cost.
  * 384 itself is allowed: the guard stops past the bound, not at it. */
+/* The words of a refused argument, as a first-time user meets them: what
+ * getopt_long refused (an ambiguous prefix with its candidates, a value
+ * not taken, one missing) said for what it is on every command, a URL
+ * given as an operand pointed at --url, a rate past the cap said once, and
+ * a count's range. Each exits 2 with one line (cli/badarg.h). */
+static void test_usage_words(void **state)
+{
+    (void)state;
+    HARNESS_EXPECT_USAGES(
+        {{"run", "--prom", "x", "--rate", "1"},
+         "ambiguous option \"--prom\": could be --prompt-salt, --prompt-tokens, --prompt-ids, "
+         "--prompt-id-range, --prometheus, --prometheus-selector, --prometheus-by, "
+         "--prometheus-header (see llmload run --help)"},
+        {{"run", "--rate", "1", "--quiet=1"}, "llmload: --quiet takes no value (see llmload run"},
+        {{"run", "--rate"}, "llmload: --rate needs a value (see llmload run --help)"},
+        {{"run", "http://127.0.0.1:8000/v1", "--rate", "5"},
+         "unexpected argument \"http://127.0.0.1:8000/v1\": did you mean --url "
+         "http://127.0.0.1:8000/v1?"},
+        {{"sweep", "https://h/v1"}, "did you mean --url https://h/v1?"},
+        {{"replay", "http://h/v1", "trace.jsonl"}, "did you mean --url http://h/v1?"},
+        {{"run", "--rate", "1e12"},
+         "llmload: --rate: expected a rate up to 1e9 per second, got "
+         "\"1e12\""},
+        {{"run", "--rate", "5", "--threads", "0"},
+         "llmload: --threads: expected a whole number from 1 to 256, got \"0\""},
+        {{"compare", "--f", "a", "b"},
+         "ambiguous option \"--f\": could be --fail-on, --force (see llmload compare --help)"},
+        {{"merge", "a", "--o"}, "llmload: --out needs a value (see llmload merge --help)"},
+        {{"demo", "--qu=1"}, "llmload: --quiet takes no value (see llmload demo --help)"},
+        {{"report", "--help=2"}, "llmload: --help takes no value (see llmload report --help)"},
+        {{"calibrate", "--u"}, "llmload: --url needs a value (see llmload calibrate --help)"},
+        {{"sim", "--port"}, "llmload: --port needs a value (see llmload sim --help)"});
+}
+
 static void test_spend_guard_below_first(void **state)
 {
     (void)state;
@@ -677,7 +721,17 @@ static void test_spend_guard_below_first(void **state)
          "--max-tokens-total: 383 is less than the first request alone (384"},
         {{"run", "--url", "http://127.0.0.1:9/v1", "--rate", "10", "--prompt-tokens", "10",
           "--output-tokens", "5", "--max-tokens-total", "14"},
-         "(15 prompt and max tokens)"});
+         "(15 prompt and max tokens)"},
+        /* a closed loop's or sessions' shard is held to its share of the
+         * bound (767 in 2: 384 and 383), so the share is what is checked */
+        {{"run", "--url", "http://127.0.0.1:9/v1", "--users", "2", "--max-tokens-total", "767",
+          "--shard", "1/2", "--prompt-salt", "5"},
+         "--max-tokens-total: 767 gives shard 1/2 its share, 383, less than its first request "
+         "alone (384 prompt and max tokens)"},
+        {{"run", "--url", "http://127.0.0.1:9/v1", "--sessions", "1", "--max-tokens-total", "700",
+          "--shard", "0/2", "--prompt-salt", "5"},
+         "--max-tokens-total: 700 gives shard 0/2 its share, 350, less than its first request "
+         "alone (384"});
     harness_cur_sim_start(NULL);
     const char *args[] = {"--rate", "10",           "--requests", "1", "--max-tokens-total",
                           "384",    "--no-metrics", NULL};
@@ -964,6 +1018,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown
              cmocka_unit_test_teardown(test_probe_failure_hint, harness_sim_tmp_teardown),
              cmocka_unit_test_teardown(test_empty_window_said, harness_sim_teardown),
              cmocka_unit_test_teardown(test_empty_window_warmup, harness_sim_teardown),
+             cmocka_unit_test(test_usage_words),
              cmocka_unit_test_teardown(test_spend_guard_below_first, harness_sim_teardown),
              cmocka_unit_test(test_help_durations),
              cmocka_unit_test_teardown(test_co_open_loop, harness_sim_teardown),

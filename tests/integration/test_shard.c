@@ -617,6 +617,99 @@ static struct harness_recs *run_part(const char *url, const char *name, const ch
     return harness_requests_load(dir);
 }
 
+/* A shard that no arrival fell to: at a constant 1/s for 2 s the
+ * schedule is ids 0 and 1, so shard 2 of 3 has none. Its empty window is
+ * not the run's failure (llmload merge judges the whole): it exits 0
+ * (run_shards fails on anything else), says so on stderr, and its
+ * summary's nothing_measured is null, its page without a FAILED banner;
+ * merge takes it and counts the 2 that were measured. When no shard had
+ * any (a Poisson first arrival at 49.7 s mean gaps past a 1 s run), the
+ * merge is what measured nothing: exit 6, in its summary and on its page. */
+static void test_empty_shard(void **state)
+{
+    (void)state;
+    char url[160];
+    harness_sim_v1_start(url, sizeof url, NULL);
+    const struct {
+        const char *rate, *arrival, *duration, *leaf;
+        int merge_status;
+        double scheduled;
+    } cases[] = {{"1", "constant", "2s", "part", 0, 2}, {"0.1", "poisson", "1s", "none", 6, 0}};
+    for (size_t c = 0; c < 2; c++) {
+        char at[64], tmpl[600], name[32], dirs[3][700], merged[600];
+        harness_start_in(at, sizeof at, 1500);
+        snprintf(name, sizeof name, "%s-{shard}", cases[c].leaf);
+        harness_tmp_path(tmpl, sizeof tmpl, name);
+        const char *a[] = {"run",
+                           "--url",
+                           url,
+                           "--out",
+                           tmpl,
+                           "--rate",
+                           cases[c].rate,
+                           "--arrival",
+                           cases[c].arrival,
+                           "--duration",
+                           cases[c].duration,
+                           "--seed",
+                           "1",
+                           "--prompt-salt",
+                           "5",
+                           "--no-metrics",
+                           "--quiet",
+                           NULL};
+        run_shards(3, cases[c].leaf, a, at, 30000);
+        for (int k = 0; k < 3; k++) {
+            snprintf(name, sizeof name, "%s-%d", cases[c].leaf, k);
+            harness_tmp_path(dirs[k], sizeof dirs[k], name);
+        }
+        /* the empty shard said why, and its page fails nothing */
+        char errp[600], leaf[64];
+        snprintf(leaf, sizeof leaf, "%s2.err", cases[c].leaf);
+        harness_tmp_path(errp, sizeof errp, leaf);
+        char *err = harness_read_file(errp, NULL);
+        HARNESS_HAS(err, "llmload: shard 2/3: no arrival of the schedule fell to this shard in "
+                         "the window; llmload merge judges the whole run\n");
+        free(err);
+        json_t *sum = harness_summary_load(dirs[2]);
+        assert_int_equal(harness_num(sum, "requests.scheduled"), 0);
+        assert_true(harness_is_null(sum, "nothing_measured"));
+        json_decref(sum);
+        char *page = harness_read_in(dirs[2], "report.html");
+        assert_null(strstr(page, "FAILED"));
+        free(page);
+
+        snprintf(name, sizeof name, "%s-merged", cases[c].leaf);
+        harness_tmp_path(merged, sizeof merged, name);
+        const char *m[] = {"merge", dirs[0], dirs[1], dirs[2], "--out", merged, NULL};
+        int st = -1;
+        char *out = NULL;
+        err = NULL;
+        assert_int_equal(harness_run(m, 60, &st, &out, &err), 0);
+        if (st != cases[c].merge_status)
+            fail_msg("merge of %s: exit %d, want %d: %s", cases[c].leaf, st, cases[c].merge_status,
+                     err ? err : "");
+        sum = harness_summary_load(merged);
+        assert_int_equal(harness_num(sum, "requests.scheduled"), cases[c].scheduled);
+        page = harness_read_in(merged, "report.html");
+        if (cases[c].merge_status == 0) {
+            assert_int_equal(harness_num(sum, "requests.ok"), 2);
+            assert_true(harness_is_null(sum, "nothing_measured"));
+            assert_null(strstr(page, "FAILED"));
+        } else {
+            HARNESS_HAS(err, "llmload: merge: nothing was measured: none came due in the window");
+            HARNESS_HAS(harness_sval(sum, "nothing_measured"),
+                        "nothing was measured: none came due in the window");
+            HARNESS_HAS(page, "<div class=\"banner invalid\">FAILED (exit 6): nothing was "
+                              "measured: none came due in the window");
+        }
+        free(page);
+        json_decref(sum);
+        free(out);
+        free(err);
+    }
+}
+
 /* Closed loop: user u runs in shard u mod 2, and each shard starts its
  * share of --requests. Sessions: a session runs whole in shard (its
  * index mod 2), and the two shards' sessions are one process's: the same
@@ -1017,6 +1110,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_dump_union, teardown),
              cmocka_unit_test_teardown(test_mpirun_shards, teardown),
              cmocka_unit_test_teardown(test_late_start_keeps_schedule, teardown),
              cmocka_unit_test_teardown(test_stop_while_waiting, teardown),
+             cmocka_unit_test_teardown(test_empty_shard, teardown),
              cmocka_unit_test_teardown(test_users_and_sessions, teardown),
              cmocka_unit_test_teardown(test_replay_halves, teardown),
              cmocka_unit_test_teardown(test_sharded_sweep, teardown),

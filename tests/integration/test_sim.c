@@ -1048,7 +1048,7 @@ static void test_cli(void **state)
     /* sim reads whole option names only, unlike the other commands
      * (docs/run.md says so): a cut one is unknown, not --duration. */
     HARNESS_EXPECT_USAGES({{"sim", "--port", "0", "--dur", "1"},
-                           "sim: unknown option \"--dur\" (see llmload sim --help)"});
+                           "unknown option \"--dur\" (see llmload sim --help)"});
 
     /* exited 3, as if it could not run */
     HARNESS_EXPECT_USAGES({{"sim", "--port", "0", "--log", "/nonexistent/dir/log"},

@@ -34,6 +34,7 @@ static void test_detect_each_engine(void **state)
         {"tgi.txt", ENGINE_TGI},
         {"llamacpp-metrics.txt", ENGINE_LLAMACPP},
         {"triton.txt", ENGINE_TRITON},
+        {"trtllm.txt", ENGINE_TRTLLM},
         {"openmetrics.txt", ENGINE_UNKNOWN},
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(cases); i++) {
@@ -111,6 +112,8 @@ static const struct extract_case {
     /* waiting: TRT-LLM's waiting, not pending (0); running: scheduled;
      * finished: both models summed */
     {"triton.txt", ENGINE_TRITON, {3, 6, 0.3, ABSENT, ABSENT, ABSENT, 80}},
+    /* trtllm-serve: finished stop 30 + length 12; no KV usage mapped */
+    {"trtllm.txt", ENGINE_TRTLLM, {2, 8, ABSENT, ABSENT, 21504, 5376, 42}},
 };
 
 /* A cmocka test whose initial state is its row of extract_cases. */
@@ -245,6 +248,13 @@ static void test_ttft_histogram(void **state)
     s = load("tgi.txt");
     assert_int_equal(engines_ttft_histogram(ENGINE_TGI, s, &h), LL_E_NOTFOUND);
     prom_scrape_free(s);
+
+    /* trtllm-serve: 20, 40, 42. p50 rank 21 in (0.1, 0.5]:
+     * 0.1 + 0.4 * (21 - 20) / 20. */
+    s = load("trtllm.txt");
+    assert_int_equal(engines_ttft_histogram(ENGINE_TRTLLM, s, &h), 0);
+    ASSERT_QUANTILE(&h, 0.5, 0.1 + 0.4 * 1.0 / 20.0);
+    prom_scrape_free(s);
 }
 
 static void test_table_consistent(void **state)
@@ -255,6 +265,7 @@ static void test_table_consistent(void **state)
     static const char *prefix[ENGINE_KIND_COUNT] = {
         [ENGINE_VLLM] = "vllm:",         [ENGINE_SGLANG] = "sglang:", [ENGINE_TGI] = "tgi_",
         [ENGINE_LLAMACPP] = "llamacpp:", [ENGINE_TRITON] = "nv_",     [ENGINE_DCGM] = "DCGM_FI_",
+        [ENGINE_TRTLLM] = "trtllm_",
     };
     int has_waiting[ENGINE_KIND_COUNT] = {0};
     for (size_t i = 0; i < n; i++) {
@@ -278,7 +289,7 @@ static void test_table_consistent(void **state)
 TEST_MAIN(cmocka_unit_test(test_detect_each_engine), EXTRACT_TEST(test_extract_vllm, 0),
           EXTRACT_TEST(test_extract_sglang, 1), EXTRACT_TEST(test_extract_tgi, 2),
           EXTRACT_TEST(test_extract_llamacpp_fixture, 3), EXTRACT_TEST(test_extract_triton, 4),
-          cmocka_unit_test(test_extract_triton_pending),
+          EXTRACT_TEST(test_extract_trtllm, 5), cmocka_unit_test(test_extract_triton_pending),
           cmocka_unit_test(test_old_vllm_kv_name_and_max), cmocka_unit_test(test_kv_capacity),
           cmocka_unit_test(test_lookup_keeps_unknown_raw), cmocka_unit_test(test_ttft_histogram),
           cmocka_unit_test(test_table_consistent))

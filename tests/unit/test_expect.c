@@ -15,7 +15,8 @@ static const struct bad_input bad_items[] = {
     {"", "--expect: empty"},
     {"ttft_p99", "\"ttft_p99\" is not METRIC OP VALUE"},
     {"ttft_p99<500", "\"ttft_p99<500\": the value of ttft_p99 must be a duration"},
-    {"ttft_p95<500ms", "no metric \"ttft_p95\""},
+    {"ttft_p98<500ms", "no metric \"ttft_p98\""},
+    {"ttft_p999<1s", "e2e_ with p50, p90, p95, p99 or p99_9;"}, /* the refusal names them */
     {"<500ms", "no metric before"},
     {"error_rate<1", "must be a percentage"},
     {"error_rate<101%", "must be a percentage"},
@@ -170,6 +171,34 @@ static void test_check(void **state)
 /* A figure by its name (compare's rows read them here too): each name
  * picks its own field, an error rate is of the completed requests, and a
  * name of nothing is NAN. */
+/* Every percentile summary.json's latency_ns carries is a metric, read
+ * from its key: p95 and p99_9 beside p50, p90 and p99. */
+static void test_summary_percentiles(void **state)
+{
+    json_error_t je;
+    json_t *sum = json_loads("{\"latency_ns\": {\"ttft\": {\"count\": 10, \"p50\": 1e7, "
+                             "\"p90\": 2e7, \"p95\": 3e8, \"p99\": 6e8, \"p99_9\": 9e8}}}",
+                             0, &je);
+    assert_non_null(sum);
+    struct expect_set s;
+    char err[512];
+    assert_int_equal(expect_parse("ttft_p95<250ms,ttft_p95<400ms,ttft_p99_9<1s,ttft_p99.9<=800ms",
+                                  &s, err, sizeof err),
+                     0);
+    struct expect_figures fig;
+    expect_figures_from_summary(sum, &fig);
+    size_t failed = 0;
+    json_t *r = expect_eval(&s, &fig, NULL, NULL, &failed);
+    static const char *const want[] = {"fail", "pass", "pass", "fail"};
+    assert_int_equal(json_array_size(r), 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_string_equal(json_string_value(json_object_get(json_array_get(r, i), "result")),
+                            want[i]);
+    assert_int_equal(failed, 2);
+    json_decref(r);
+    json_decref(sum);
+}
+
 static void test_figure_by_name(void **state)
 {
     struct expect_figures f = {.goodput = 7,
@@ -180,12 +209,15 @@ static void test_figure_by_name(void **state)
                                .failed = 10,
                                .by_kind[REC_TIMEOUT_FIRST_TOKEN] = 4};
     for (int i = 0; i < EXPECT_NLAT; i++)
-        for (int p = 0; p < 3; p++)
+        for (int p = 0; p < EXPECT_NPCT; p++)
             f.lat_ns[i][p] = 1000.0 * (i + 1) + p;
     assert_true(expect_figure("ttft_p50", &f) == 1000);
     assert_true(expect_figure("tpot_p90", &f) == 2001);
-    assert_true(expect_figure("itl_p99", &f) == 3002);
-    assert_true(expect_figure("e2e_p99", &f) == 4002);
+    assert_true(expect_figure("ttft_p95", &f) == 1002);
+    assert_true(expect_figure("itl_p99", &f) == 3003);
+    assert_true(expect_figure("e2e_p99", &f) == 4003);
+    assert_true(expect_figure("e2e_p99_9", &f) == 4004);
+    assert_true(expect_figure("e2e_p99.9", &f) == 4004); /* as the table heads it */
     assert_true(expect_figure("goodput", &f) == 7);
     assert_true(expect_figure("attainment", &f) == 0.5);
     assert_true(expect_figure("achieved_rate", &f) == 9);
@@ -196,7 +228,7 @@ static void test_figure_by_name(void **state)
     assert_int_equal(expect_error_kind("error_rate_ok"), -1);
     assert_int_equal(expect_error_kind("error_rate"), -1);
     assert_true(isnan(expect_figure("error_rate_ok", &f)));
-    assert_true(isnan(expect_figure("ttft_p95", &f)));
+    assert_true(isnan(expect_figure("ttft_p98", &f)));
     assert_true(isnan(expect_figure("capacity", &f)));
     f.completed = 0;
     assert_true(isnan(expect_figure("error_rate", &f)));
@@ -260,8 +292,11 @@ static void test_share_at_bound(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),          cmocka_unit_test(test_check),
-        cmocka_unit_test(test_figure_by_name), cmocka_unit_test(test_figure_cancelled),
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_check),
+        cmocka_unit_test(test_summary_percentiles),
+        cmocka_unit_test(test_figure_by_name),
+        cmocka_unit_test(test_figure_cancelled),
         cmocka_unit_test(test_share_at_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

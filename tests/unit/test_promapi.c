@@ -203,6 +203,63 @@ static void test_answer_vector_and_errors(void **state)
     }
 }
 
+/* A GPU whose exporter was replaced: the old instance's series stopped
+ * 20 s ago, the new one's is fresh, both still in the 30 s range. The
+ * old one is dropped: one GPU at 100 W, dated by the new series. */
+static const char replaced[] =
+    "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
+    "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_POWER_USAGE\",\"gpu\":\"0\","
+    "\"UUID\":\"GPU-0\",\"instance\":\"old:9400\"},"
+    "\"values\":[[78,\"100\"],[79,\"100\"],[80,\"100\"]]},"
+    "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_POWER_USAGE\",\"gpu\":\"0\","
+    "\"UUID\":\"GPU-0\",\"instance\":\"new:9400\"},"
+    "\"values\":[[98,\"100\"],[99,\"100\"],[100,\"100\"]]}"
+    "]}}";
+
+static void test_drop_stale(void **state)
+{
+    (void)state;
+    struct promapi_answer a;
+    char err[256] = "";
+    assert_int_equal(promapi_answer_parse(replaced, strlen(replaced), &a, err, sizeof err), 0);
+    assert_int_equal(a.n, 2);
+    assert_int_equal(promapi_drop_stale(&a, 5), 1);
+    assert_int_equal(a.n, 1);
+    assert_string_equal(promapi_series_label(&a.series[0], "instance"), "new:9400");
+    double age;
+    promapi_staleness(&a, "instance", NULL, 100.5, &age, NULL);
+    ASSERT_NEAR(age, 0.5, 1e-12); /* not 20.5: the point is not dated back */
+    struct strbuf b;
+    strbuf_init(&b);
+    promapi_render(&a, "instance", NULL, &b);
+    struct scrape_point p;
+    assert_int_equal(scrape_point_from_body_as(ENGINE_DCGM, b.data, b.len, 1, 2, &p, NULL), 0);
+    assert_int_equal(p.gpus, 1);
+    ASSERT_NEAR(p.value[ENGINE_M_GPU_POWER], 100, 1e-9);
+    scrape_point_reset(&p);
+    strbuf_free(&b);
+    /* Nothing more to drop; nor in the answer of test_answer_matrix,
+     * whose replicas are half an interval apart. */
+    assert_int_equal(promapi_drop_stale(&a, 5), 0);
+    promapi_answer_reset(&a);
+    assert_int_equal(promapi_answer_parse(matrix, strlen(matrix), &a, err, sizeof err), 0);
+    assert_int_equal(promapi_drop_stale(&a, 5), 0);
+    assert_int_equal(a.n, 7);
+    promapi_answer_reset(&a);
+    /* One sample a series: the source's interval decides. */
+    static const char single[] =
+        "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+        "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_POWER_USAGE\",\"instance\":\"a\"},"
+        "\"value\":[90,\"1\"]},"
+        "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_POWER_USAGE\",\"instance\":\"b\"},"
+        "\"value\":[100,\"1\"]}]}}";
+    assert_int_equal(promapi_answer_parse(single, strlen(single), &a, err, sizeof err), 0);
+    assert_int_equal(promapi_drop_stale(&a, 5), 0); /* 10 s: within 2 x 5 s */
+    assert_int_equal(promapi_drop_stale(&a, 1), 1);
+    assert_string_equal(promapi_series_label(&a.series[0], "instance"), "b");
+    promapi_answer_reset(&a);
+}
+
 /* The routing-imbalance finding: one replica queued while another idled. */
 static void test_imbalance(void **state)
 {
@@ -239,4 +296,4 @@ static void test_imbalance(void **state)
 
 TEST_MAIN(cmocka_unit_test(test_selector), cmocka_unit_test(test_query_and_url),
           cmocka_unit_test(test_answer_matrix), cmocka_unit_test(test_answer_vector_and_errors),
-          cmocka_unit_test(test_imbalance))
+          cmocka_unit_test(test_drop_stale), cmocka_unit_test(test_imbalance))

@@ -305,6 +305,39 @@ static void test_steady_unjudged_said(void **state)
     free(doc);
 }
 
+/* A run that measured nothing (exit 6) says why in a FAILED banner and
+ * the verdict, in summary.json's nothing_measured words (escaped): an
+ * empty window has requests.scheduled 0, which the older rule (ok 0 of
+ * some scheduled) never called failed. nothing_measured null: no banner,
+ * though ok is 0 (a shard's empty window, cancelled requests alone). */
+static void test_nothing_measured_banner(void **state)
+{
+    (void)state;
+    static const char empty[] =
+        "{\"schema\":\"llmload.summary/1\",\"nothing_measured\":\"nothing was measured: none "
+        "came due in the window, the rate too low for its length: lengthen --duration, raise "
+        "the rate, or give --requests <N>\",\"requests\":{\"scheduled\":0,\"ok\":0}}";
+    char *doc = render_with(empty, "/nonexistent/hist.jsonl");
+    assert_non_null(strstr(doc, "<div class=\"banner invalid\">FAILED (exit 6): nothing was "
+                                "measured: none came due in the window, the rate too low for its "
+                                "length: lengthen --duration, raise the rate, or give --requests "
+                                "&lt;N&gt;</div>"));
+    assert_non_null(strstr(doc, "id=\"verdict\">FAILED: nothing was measured: none came due"));
+    free(doc);
+    static const char failed[] =
+        "{\"schema\":\"llmload.summary/1\",\"nothing_measured\":\"no request succeeded: all 3 "
+        "of the window failed\",\"requests\":{\"scheduled\":3,\"ok\":0}}";
+    doc = render_with(failed, "/nonexistent/hist.jsonl");
+    assert_non_null(strstr(doc, "<div class=\"banner invalid\">FAILED (exit 6): no request "
+                                "succeeded: all 3 of the window failed</div>"));
+    free(doc);
+    static const char shard[] = "{\"schema\":\"llmload.summary/1\",\"nothing_measured\":null,"
+                                "\"requests\":{\"scheduled\":3,\"ok\":0}}";
+    doc = render_with(shard, "/nonexistent/hist.jsonl");
+    assert_null(strstr(doc, "FAILED"));
+    free(doc);
+}
+
 /* summary.json's server block and the responses' usage: table#server
  * quotes the server's figures beside the client's, named as the terminal
  * names them (the client's TTFT is "from sent", never the server's);
@@ -318,7 +351,8 @@ static void test_server_section(void **state)
         "\"tokens\":{\"cached_tokens\":96,\"cached_share\":0.25,"
         "\"workload_cached_share\":null,\"prompt_reported\":4,\"prompt_ratio\":1.5},"
         "\"server\":{\"url\":\"http://127.0.0.1:9/metrics\",\"scrapes\":5,\"failed\":1,"
-        "\"engine\":\"vllm\",\"waiting\":{\"mean\":1.5,\"max\":3,\"scrapes\":4},"
+        "\"engine\":\"vllm\",\"window_scrapes\":4,\"window_failed\":0,"
+        "\"waiting\":{\"mean\":1.5,\"max\":3,\"scrapes\":4},"
         "\"running\":null,\"kv_usage\":{\"mean\":0.42,\"max\":0.5,\"scrapes\":4},"
         "\"preemptions\":{\"delta\":0,\"resets\":0},"
         "\"prompt_tokens\":{\"delta\":300,\"resets\":0,\"client\":200,"
@@ -335,7 +369,11 @@ static void test_server_section(void **state)
     assert_non_null(strstr(doc, "5 scrapes, 1 failed (gaps)"));
     assert_non_null(strstr(doc, "<tr id=\"srv-waiting-mean\"><td class=\"l\">queue depth, "
                                 "mean</td><td data-v=\"1.5\">1.5</td>"));
-    assert_null(strstr(doc, "srv-running"));
+    /* a gauge the engine does not export is said, in the terminal's words */
+    assert_non_null(strstr(doc, "<tr id=\"srv-running\"><td class=\"l\">running</td>"
+                                "<td class=\"l\" colspan=\"4\">not exported by this "
+                                "engine</td></tr>"));
+    assert_null(strstr(doc, "srv-running-mean"));
     assert_non_null(strstr(doc, "<td class=\"l\">KV-cache usage, %, mean</td>"
                                 "<td data-v=\"0.42\">42</td>"));
     assert_non_null(strstr(doc, "<tr id=\"srv-prompt_tokens\"><td class=\"l\">prompt tokens</td>"
@@ -464,9 +502,9 @@ int main(void)
         cmocka_unit_test(test_tables_quote_summary), cmocka_unit_test(test_verdict_said),
         cmocka_unit_test(test_seconds_add_up),       cmocka_unit_test(test_long_run_thinned),
         cmocka_unit_test(test_missing_parts),        cmocka_unit_test(test_run_end_said),
-        cmocka_unit_test(test_steady_unjudged_said), cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_server_section),       cmocka_unit_test(test_server_caveats),
-        cmocka_unit_test(test_output_tokens),
+        cmocka_unit_test(test_steady_unjudged_said), cmocka_unit_test(test_nothing_measured_banner),
+        cmocka_unit_test(test_deterministic),        cmocka_unit_test(test_server_section),
+        cmocka_unit_test(test_server_caveats),       cmocka_unit_test(test_output_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,6 +38,13 @@ static void test_value_errors(void **state)
                  "--rate: expected a positive number (e.g. 20 or 1.5k), got \"0\"");
     assert_int_equal(runopts_positive("--rate", "1.5k", &x, err, sizeof err), 0);
     ASSERT_NEAR(x, 1500, 0);
+    /* A rate past the arrival process's cap: the flag once, then why. */
+    ASSERT_USAGE(runopts_rate("--rate", "1e12", &x, err, sizeof err), err,
+                 "--rate: expected a rate up to 1e9 per second, got \"1e12\"");
+    ASSERT_USAGE(runopts_rate("--rate", "0", &x, err, sizeof err), err,
+                 "--rate: expected a positive number (e.g. 20 or 1.5k), got \"0\"");
+    assert_int_equal(runopts_rate("--rate", "1G", &x, err, sizeof err), 0);
+    ASSERT_NEAR(x, 1e9, 0);
 
     ASSERT_USAGE(runopts_count("--requests", "1.5", 1, &n, err, sizeof err), err,
                  "--requests: expected a whole number >= 1 (e.g. 100 or 10k), got \"1.5\"");
@@ -50,7 +57,12 @@ static void test_value_errors(void **state)
     ASSERT_USAGE(runopts_count_upto("--users", "2000000", 1000000, &u, err, sizeof err), err,
                  "--users: at most 1000000, got \"2000000\"");
     ASSERT_USAGE(runopts_count_upto("--users", "0", 1000000, &u, err, sizeof err), err,
-                 "--users: expected a whole number >= 1 (e.g. 100 or 10k), got \"0\"");
+                 "--users: expected a whole number from 1 to 1000000 (e.g. 100 or 10k), got \"0\"");
+    /* A range too small for the example takes none. */
+    ASSERT_USAGE(runopts_count_upto("--threads", "0", 256, &u, err, sizeof err), err,
+                 "--threads: expected a whole number from 1 to 256, got \"0\"");
+    ASSERT_USAGE(runopts_count_upto("--threads", "1.5", 256, &u, err, sizeof err), err,
+                 "--threads: expected a whole number from 1 to 256, got \"1.5\"");
     assert_int_equal(u, 7); /* untouched on a refusal */
     assert_int_equal(runopts_count_upto("--users", "1M", 1000000, &u, err, sizeof err), 0);
     assert_int_equal(u, 1000000);
@@ -309,10 +321,23 @@ static void test_parse(void **state)
         const char *want;
     } bad[] = {
         {{"--bogus"}, "unknown option \"--bogus\" (see llmload run --help)"},
-        {{"--o", "x"}, "unknown option \"--o\" (see llmload run --help)"},  /* ambiguous */
-        {{"--on=1"}, "unknown option \"--on=1\" (see llmload run --help)"}, /* takes no value */
-        {{"--url"}, "--url: needs a value (see llmload run --help)"},
+        {{"--ht", "x"},
+         "ambiguous option \"--ht\": could be --http2, --http-client (see llmload run --help)"},
+        {{"--ht=x"},
+         "ambiguous option \"--ht\": could be --http2, --http-client (see llmload run --help)"},
+        {{"--on=1"}, "--on takes no value (see llmload run --help)"},
+        {{"--qui=1"}, "--quiet takes no value (see llmload run --help)"}, /* a prefix */
+        {{"--url"}, "--url needs a value (see llmload run --help)"},
+        {{"--val"}, "--value needs a value (see llmload run --help)"},
+        {{"-H"}, "-H needs a value (see llmload run --help)"},
+        {{"-x"}, "unknown option \"-x\" (see llmload run --help)"},
         {{"A", "B"}, "unexpected argument \"B\" (see llmload run --help)"},
+        {{"http://h:8000/v1"},
+         "unexpected argument \"http://h:8000/v1\": did you mean --url "
+         "http://h:8000/v1? (see llmload run --help)"},
+        {{"A", "https://h/v1"},
+         "unexpected argument \"https://h/v1\": did you mean --url "
+         "https://h/v1? (see llmload run --help)"},
         {{"-H", "nocolon"}, "--header: expected \"Name: value\", got a value without a colon"},
         {{"--own", "bad"}, "--own: refused \"bad\""},
     };
@@ -321,6 +346,14 @@ static void test_parse(void **state)
 
     const char *help[] = {"--url", "http://h/v1", "--help", "--bogus", NULL};
     assert_int_equal(parse(help, &p), RUNOPTS_HELP);
+
+    /* A prefix of many: each of them, in the table's order. */
+    const char *prom[] = {"--prom", "x", NULL};
+    ASSERT_USAGE(
+        parse(prom, &p), p.err,
+        "ambiguous option \"--prom\": could be --prompt-salt, --prompt-tokens, --prompt-ids, "
+        "--prompt-id-range, --prometheus, --prometheus-selector, --prometheus-by, "
+        "--prometheus-header (see llmload run --help)");
 }
 
 /* -H is repeatable up to RUNOPTS_MAX_HEADERS, then refused. */
@@ -342,8 +375,8 @@ static void test_parse_header_bound(void **state)
     ASSERT_USAGE(parse(args, &p), p.err, "--header: at most 64 headers");
 }
 
-/* runopts_walk leaves the wording of a missing value or an unknown flag
- * to its caller (calibrate words them its own way). */
+/* runopts_walk words a missing value or an unknown flag itself, naming
+ * the command it was given; optind is then past the argument at fault. */
 static void test_walk_answers(void **state)
 {
     char err[RUNOPTS_ERR_MAX] = "";
@@ -353,11 +386,12 @@ static void test_walk_answers(void **state)
     char *unknown[] = {"cmd", "-H", "x", NULL};
     char *ok[] = {"cmd", "--on", "rest", NULL};
 
-    assert_int_equal(runopts_walk(2, missing, &t, 1, err, sizeof err), RUNOPTS_NO_VALUE);
+    assert_int_equal(runopts_walk(2, missing, "cmd", &t, 1, err, sizeof err), LL_E_INVAL);
+    assert_string_equal(err, "--value needs a value (see llmload cmd --help)");
     assert_int_equal(optind, 2);
-    assert_int_equal(runopts_walk(3, unknown, &t, 1, err, sizeof err), RUNOPTS_UNKNOWN);
-    assert_string_equal(err, "");
-    assert_int_equal(runopts_walk(3, ok, &t, 1, err, sizeof err), 0);
+    assert_int_equal(runopts_walk(3, unknown, "cmd", &t, 1, err, sizeof err), LL_E_INVAL);
+    assert_string_equal(err, "unknown option \"-H\" (see llmload cmd --help)");
+    assert_int_equal(runopts_walk(3, ok, "cmd", &t, 1, err, sizeof err), 0);
     assert_int_equal(optind, 2);
     assert_int_equal(own.on, 1);
 }

@@ -319,6 +319,187 @@ static void test_ttft_delta_quantiles(void **state)
     scrape_series_reset(&s);
 }
 
+/* Append a scrape of body at t_s seconds (10 ms long). */
+static void add_body(struct scrape_series *s, double t_s, const char *body)
+{
+    struct scrape_point p;
+    uint64_t t = (uint64_t)(t_s * 1e9);
+    assert_int_equal(scrape_point_from_body(body, strlen(body), t, t + 10 * LL_NS_PER_MS, &p, NULL),
+                     0);
+    assert_true(p.ok);
+    assert_int_equal(scrape_series_add(s, &p), 0);
+}
+
+/* Two label sets of one counter, one of which resets: each set's
+ * increase, then their sum (sum(increase())), not the increase of the
+ * sum. 1000 -> 1100 and 1000 -> 50 is 100 + 50 = 150 with one reset;
+ * the sum's 2000 -> 1150 read as a reset would say 1150. */
+static void test_counter_reset_per_series(void **state)
+{
+    (void)state;
+    static const char *const pages[2] = {
+        "vllm:request_success_total{finished_reason=\"stop\",model_name=\"m\"} 1000\n"
+        "vllm:request_success_total{finished_reason=\"length\",model_name=\"m\"} 1000\n",
+        "vllm:request_success_total{finished_reason=\"stop\",model_name=\"m\"} 1100\n"
+        "vllm:request_success_total{finished_reason=\"length\",model_name=\"m\"} 50\n",
+    };
+    struct scrape_series s;
+    scrape_series_init(&s);
+    add_body(&s, 1, pages[0]);
+    add_body(&s, 2, pages[1]);
+    assert_int_equal(s.pts[1].series_n[ENGINE_M_REQUEST_SUCCESS], 2);
+    /* Each set named as the page wrote it, its model beside. */
+    const struct scrape_counter_series *x = &s.pts[1].series[ENGINE_M_REQUEST_SUCCESS][1];
+    assert_string_equal(x->name,
+                        "vllm:request_success_total{finished_reason=\"length\",model_name=\"m\"}");
+    assert_string_equal(x->model, "m");
+    ASSERT_NEAR(x->value, 50, 0);
+    struct scrape_join j;
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    assert_true(j.request_success.present);
+    ASSERT_NEAR(j.request_success.delta, 150, 0);
+    assert_int_equal(j.request_success.resets, 1);
+    scrape_series_reset(&s);
+
+    /* One label set alone: its reset reads as before, the later value. */
+    scrape_series_init(&s);
+    add_body(&s, 1, "vllm:request_success_total{finished_reason=\"stop\"} 1000\n");
+    add_body(&s, 2, "vllm:request_success_total{finished_reason=\"stop\"} 1100\n");
+    add_body(&s, 3, "vllm:request_success_total{finished_reason=\"stop\"} 50\n");
+    assert_int_equal(scrape_series_join(&s, 0, 4 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.request_success.delta, 150, 0);
+    assert_int_equal(j.request_success.resets, 1);
+    scrape_series_reset(&s);
+}
+
+/* Two models on one server: the run's model's counters alone; without a
+ * model, or a model no series names, every model's summed (and the
+ * terminal says so). */
+static void test_counter_two_models(void **state)
+{
+    (void)state;
+    static const char *const pages[2] = {
+        "vllm:generation_tokens_total{model_name=\"A\"} 100\n"
+        "vllm:generation_tokens_total{model_name=\"B\"} 5000\n",
+        "vllm:generation_tokens_total{model_name=\"A\"} 400\n"
+        "vllm:generation_tokens_total{model_name=\"B\"} 9000\n",
+    };
+    struct scrape_series s;
+    scrape_series_init(&s);
+    add_body(&s, 1, pages[0]);
+    add_body(&s, 2, pages[1]);
+    struct scrape_join j;
+    scrape_series_set_model(&s, "A");
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.generation_tokens.delta, 300, 0);
+    assert_true(j.model_named && j.model_matched);
+    assert_string_equal(j.model, "A");
+    json_t *o = scrape_join_json_source(&j, 0, NULL, &(struct scrape_source){"u", 2, 0, 0});
+    assert_string_equal(json_string_value(json_object_get(o, "model")), "A");
+    assert_true(json_is_true(json_object_get(o, "model_matched")));
+    json_decref(o);
+
+    scrape_series_set_model(&s, "C");
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.generation_tokens.delta, 4300, 0);
+    assert_true(j.model_named && !j.model_matched);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    scrape_join_print_source(f, &j, 0, NULL, &(struct scrape_source){"u", 2, 0, 0});
+    fclose(f);
+    assert_non_null(strstr(text, "no counter series of model \"C\": every model's on the server "
+                                 "summed"));
+    free(text);
+
+    scrape_series_set_model(&s, NULL);
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.generation_tokens.delta, 4300, 0);
+    scrape_series_reset(&s);
+}
+
+/* Triton's request counter has one series per model of an ensemble, each
+ * counting the same 10 requests: the run's model's, else the ensemble's,
+ * never their sum (40). */
+static void test_triton_ensemble(void **state)
+{
+    (void)state;
+    static const char *const models[4] = {"ensemble", "preprocessing", "tensorrt_llm",
+                                          "postprocessing"};
+    char pages[2][1024];
+    for (int k = 0; k < 2; k++) {
+        size_t off = 0;
+        for (int i = 0; i < 4; i++)
+            off += (size_t)snprintf(pages[k] + off, sizeof pages[k] - off,
+                                    "nv_inference_request_success{model=\"%s\",version=\"1\"} "
+                                    "%d\n",
+                                    models[i], 5 + 10 * k);
+        assert_true(off < sizeof pages[k]);
+    }
+    struct scrape_series s;
+    scrape_series_init(&s);
+    add_body(&s, 1, pages[0]);
+    add_body(&s, 2, pages[1]);
+    assert_int_equal(s.pts[0].engine, ENGINE_TRITON);
+    struct scrape_join j;
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.request_success.delta, 10, 0);
+    assert_true(j.model_default);
+    scrape_series_set_model(&s, "tensorrt_llm");
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.request_success.delta, 10, 0);
+    assert_true(j.model_matched && !j.model_default);
+    scrape_series_reset(&s);
+}
+
+/* SGLang and TGI make a counter's samples, and the TTFT histogram's, on
+ * first use: a baseline scrape of an idle server lacks them. They count
+ * from 0 there; a label set that appears later (a new finish reason)
+ * too. A baseline of another engine (or a failed one) does not stand
+ * for 0. */
+static void test_counter_absent_at_baseline(void **state)
+{
+    (void)state;
+    struct scrape_series s;
+    scrape_series_init(&s);
+    add_body(&s, 1, "sglang:num_running_reqs 0\n");
+    add_body(&s, 2,
+             "sglang:num_running_reqs 3\n"
+             "sglang:generation_tokens_total 640\n"
+             "sglang:time_to_first_token_seconds_bucket{le=\"0.5\"} 3\n"
+             "sglang:time_to_first_token_seconds_bucket{le=\"+Inf\"} 4\n"
+             "sglang:time_to_first_token_seconds_sum 1.5\n"
+             "sglang:time_to_first_token_seconds_count 4\n");
+    struct scrape_join j;
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    assert_true(j.generation_tokens.present);
+    ASSERT_NEAR(j.generation_tokens.delta, 640, 0);
+    assert_int_equal(j.generation_tokens.resets, 0);
+    assert_true(j.ttft_present);
+    ASSERT_NEAR(j.ttft_count, 4, 0);
+    assert_false(j.prompt_tokens.present); /* absent at both ends */
+    scrape_series_reset(&s);
+
+    /* A finish reason that appears in the span counts from 0. */
+    scrape_series_init(&s);
+    add_body(&s, 1, "vllm:request_success_total{finished_reason=\"stop\"} 7\n");
+    add_body(&s, 2,
+             "vllm:request_success_total{finished_reason=\"stop\"} 9\n"
+             "vllm:request_success_total{finished_reason=\"length\"} 3\n");
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.request_success.delta, 5, 0);
+    scrape_series_reset(&s);
+
+    /* The baseline is another engine's page: not a 0. */
+    scrape_series_init(&s);
+    add_body(&s, 1, "vllm:num_requests_running 0\n");
+    add_body(&s, 2, "sglang:generation_tokens_total 640\n");
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    assert_false(j.generation_tokens.present);
+    scrape_series_reset(&s);
+}
+
 /* The client's prompt tokens beside the server's counter: all of them for
  * an engine whose counter counts cached tokens, less the cached ones for
  * llama.cpp, whose counter leaves them out. */
@@ -884,6 +1065,10 @@ int main(void)
         cmocka_unit_test(test_client_prompt_like_for_like),
         cmocka_unit_test(test_default_url),
         cmocka_unit_test(test_scraper_closed_port),
+        cmocka_unit_test(test_counter_reset_per_series),
+        cmocka_unit_test(test_counter_two_models),
+        cmocka_unit_test(test_triton_ensemble),
+        cmocka_unit_test(test_counter_absent_at_baseline),
         cmocka_unit_test(test_expose_page),
         cmocka_unit_test(test_gpu_energy),
         cmocka_unit_test(test_gpu_energy_missing_gpu),

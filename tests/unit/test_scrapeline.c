@@ -136,11 +136,147 @@ static void test_file_two_sources(void **state)
     assert_int_equal(scrape_file_load(path, NULL, &g, err, sizeof err), LL_E_NOTFOUND);
 }
 
+/* A line whose histogram has more bounds than a struct prom_histogram
+ * holds (PROM_HIST_MAX_BUCKETS) is refused, named by its line: the join
+ * would copy its buckets into one and write past it. */
+static void test_ttft_too_many_bounds(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/llmload-scrapeline-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    for (int line = 0; line < 2; line++) {
+        fprintf(f,
+                "{\"t_ns\":0,\"mono_ns\":%d000000000,\"dur_ns\":1000,\"ok\":true,"
+                "\"engine\":\"vllm\",\"ttft_le_s\":[",
+                line + 1);
+        for (int i = 0; i < 200; i++)
+            fprintf(f, "%s%d", i ? "," : "", i + 1);
+        fprintf(f, "],\"ttft_cum\":[");
+        for (int i = 0; i < 201; i++)
+            fprintf(f, "%s%d", i ? "," : "", line * 10);
+        fprintf(f, "],\"ttft_sum_s\":0,\"ttft_count\":%d}\n", line * 10);
+    }
+    fclose(f);
+    struct scrape_series srv;
+    char err[300];
+    scrape_series_init(&srv);
+    int rc = scrape_file_load(path, &srv, NULL, err, sizeof err);
+    if (rc == 0 && srv.n == 2) { /* accepted: the join must not write past its histogram */
+        struct scrape_join j;
+        scrape_series_join(&srv, 0, 3 * S, SCRAPE_SPAN_OUTER, &j);
+    }
+    assert_int_equal(rc, LL_E_PROTO);
+    assert_non_null(strstr(err, ":1: ttft_le_s: expected at most 127 bounds, got 200"));
+    assert_int_equal(srv.n, 0);
+    scrape_series_reset(&srv);
+    unlink(path);
+
+    /* 127 bounds (128 buckets with +Inf) is the most, and joins. */
+    struct scrape_point p;
+    int gpu;
+    char line[4096];
+    int n = snprintf(line, sizeof line,
+                     "{\"mono_ns\":1,\"dur_ns\":1,\"ok\":true,"
+                     "\"engine\":\"vllm\",\"ttft_le_s\":[");
+    for (int i = 0; i < 127; i++)
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s%d", i ? "," : "", i + 1);
+    n += snprintf(line + n, sizeof line - (size_t)n, "],\"ttft_cum\":[");
+    for (int i = 0; i < 128; i++)
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s0", i ? "," : "");
+    n += snprintf(line + n, sizeof line - (size_t)n, "],\"ttft_sum_s\":0,\"ttft_count\":0}");
+    assert_true(n > 0 && (size_t)n < sizeof line);
+    assert_int_equal(scrape_line_parse(line, (size_t)n, &p, &gpu, NULL, 0, err, sizeof err), 0);
+    assert_int_equal(p.ttft_n, PROM_HIST_MAX_BUCKETS);
+    scrape_point_reset(&p);
+}
+
+/* A series built by hand (not read from a file) whose points hold more
+ * buckets than a histogram: the join leaves the histogram out rather
+ * than write past it (run under make check-asan to see a write). */
+static void test_join_guards_buckets(void **state)
+{
+    (void)state;
+    struct scrape_series s;
+    scrape_series_init(&s);
+    for (int k = 0; k < 2; k++) {
+        struct scrape_point p;
+        memset(&p, 0, sizeof p);
+        p.start_abs_ns = p.end_abs_ns = (uint64_t)(k + 1) * S;
+        p.ok = 1;
+        p.engine = ENGINE_VLLM;
+        p.ttft_n = 200;
+        p.ttft_le = calloc(200, sizeof(double));
+        p.ttft_count = calloc(200, sizeof(double));
+        assert_non_null(p.ttft_le);
+        assert_non_null(p.ttft_count);
+        for (size_t i = 0; i < 200; i++) {
+            p.ttft_le[i] = i + 1 < 200 ? (double)(i + 1) : INFINITY;
+            p.ttft_count[i] = 10.0 * k;
+        }
+        assert_int_equal(scrape_series_add(&s, &p), 0);
+    }
+    struct scrape_join j;
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    assert_int_equal(j.ttft_quantiles, 0);
+    scrape_series_reset(&s);
+}
+
+/* A line keeps each counter's label sets ("series"), so that a merge
+ * joins as the run did: each set's increase, the run's model's alone. A
+ * line without them (written before) joins on the sums; one whose sets
+ * are not a list of name and value is refused. */
+static void test_series_read_back(void **state)
+{
+    (void)state;
+    static const char *const lines[2] = {
+        "{\"mono_ns\":1000000000,\"dur_ns\":1,\"ok\":true,\"engine\":\"vllm\","
+        "\"generation_tokens_total\":2000,\"series\":{\"generation_tokens_total\":["
+        "{\"name\":\"g{model_name=\\\"A\\\"}\",\"model\":\"A\",\"value\":1000},"
+        "{\"name\":\"g{model_name=\\\"B\\\"}\",\"model\":\"B\",\"value\":1000}]}}",
+        "{\"mono_ns\":2000000000,\"dur_ns\":1,\"ok\":true,\"engine\":\"vllm\","
+        "\"generation_tokens_total\":1150,\"series\":{\"generation_tokens_total\":["
+        "{\"name\":\"g{model_name=\\\"A\\\"}\",\"model\":\"A\",\"value\":1100},"
+        "{\"name\":\"g{model_name=\\\"B\\\"}\",\"model\":\"B\",\"value\":50}]}}",
+    };
+    struct scrape_series s;
+    struct scrape_point p;
+    int gpu;
+    char err[200];
+    scrape_series_init(&s);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(
+            scrape_line_parse(lines[i], strlen(lines[i]), &p, &gpu, NULL, 0, err, sizeof err), 0);
+        assert_int_equal(p.series_n[ENGINE_M_GENERATION_TOKENS], 2);
+        assert_int_equal(scrape_series_add(&s, &p), 0);
+    }
+    struct scrape_join j;
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.generation_tokens.delta, 150, 0);
+    scrape_series_set_model(&s, "A");
+    assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.generation_tokens.delta, 100, 0);
+    scrape_series_reset(&s);
+
+    const char *bad = "{\"mono_ns\":1,\"dur_ns\":1,\"ok\":true,\"engine\":\"vllm\","
+                      "\"generation_tokens_total\":5,\"series\":{\"generation_tokens_total\":"
+                      "[{\"name\":\"g\"}]}}";
+    assert_int_equal(scrape_line_parse(bad, strlen(bad), &p, &gpu, NULL, 0, err, sizeof err),
+                     LL_E_PROTO);
+    assert_non_null(strstr(err, "series: generation_tokens_total: expected"));
+    scrape_point_reset(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_line_url),
         cmocka_unit_test(test_file_two_sources),
+        cmocka_unit_test(test_ttft_too_many_bounds),
+        cmocka_unit_test(test_join_guards_buckets),
+        cmocka_unit_test(test_series_read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 #include "test.h"
 #include "testutil.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -927,6 +928,70 @@ static void test_cut_short(void **state)
     stats_free(&s);
 }
 
+/* The one rule behind exit 6 (summary_measured), and summary.json's
+ * nothing_measured that carries its words to the run page: a window of
+ * failures, an empty window and why, a shard's empty window (not the
+ * run's failure: null, its own words), cancellations alone and a signal
+ * (measured: null). */
+static void test_nothing_measured(void **state)
+{
+    (void)state;
+    struct stats s;
+    struct summary_info info;
+    char why[400];
+    stats_init(&s);
+    info_one_second(&info, "open-loop poisson 1/s");
+    assert_int_equal(summary_measured(why, sizeof why, &s, &info), SUMMARY_EMPTY);
+    assert_string_equal(why, "nothing was measured: none came due in the window, the rate too "
+                             "low for its length: lengthen --duration, raise the rate, or give "
+                             "--requests N");
+    json_t *root = write_and_load(&s, &info);
+    assert_string_equal(json_string_value(jpath(root, "nothing_measured", NULL, NULL)), why);
+    json_decref(root);
+
+    info.stop_reason = "spend guard: the next request would pass --max-tokens-total 9";
+    assert_int_equal(summary_measured(why, sizeof why, &s, &info), SUMMARY_EMPTY);
+    assert_string_equal(why, "nothing was measured: the spend guard stopped offering before a "
+                             "request came due in the window (the next request would pass "
+                             "--max-tokens-total 9): raise --max-tokens-total");
+    info.stop_reason = NULL;
+
+    info.shard = 2;
+    info.shards = 4;
+    assert_int_equal(summary_measured(why, sizeof why, &s, &info), SUMMARY_SHARD_EMPTY);
+    assert_string_equal(why, "shard 2/4: no arrival of the schedule fell to this shard in the "
+                             "window; llmload merge judges the whole run");
+    root = write_and_load(&s, &info);
+    assert_true(json_is_null(jpath(root, "nothing_measured", NULL, NULL)));
+    json_decref(root);
+    char *out = print_to_string(&s, &info);
+    assert_non_null(
+        strstr(out, "requests: scheduled 0, sent 0, ok 0, failed 0 (shard 2/4: no arrival"));
+    free(out);
+
+    info.shards = 0;
+    info.interrupted = 1;
+    assert_int_equal(summary_measured(why, sizeof why, &s, &info), SUMMARY_MEASURED);
+    assert_string_equal(why, "");
+    info.interrupted = 0;
+
+    s.scheduled = s.completed = 3;
+    s.by_kind[REC_HTTP_5XX] = 3;
+    assert_int_equal(summary_measured(why, sizeof why, &s, &info), SUMMARY_NONE_OK);
+    assert_string_equal(why, "no request succeeded: all 3 of the window failed");
+    /* A shard whose requests all failed has failed, sharded or not. */
+    info.shards = 4;
+    assert_int_equal(summary_measured(why, sizeof why, &s, &info), SUMMARY_NONE_OK);
+    info.shards = 0;
+    s.by_kind[REC_HTTP_5XX] = 0;
+    s.by_kind[REC_CANCELLED] = 3;
+    assert_int_equal(summary_measured(why, sizeof why, &s, &info), SUMMARY_MEASURED);
+    s.by_kind[REC_CANCELLED] = 2;
+    s.by_kind[REC_OK] = 1;
+    assert_int_equal(summary_measured(why, sizeof why, &s, &info), SUMMARY_MEASURED);
+    stats_free(&s);
+}
+
 /* Why steady is null: summary.json's steady_unjudged (null when judged or
  * not set) and the terminal's steady line, wrapped under 100 columns
  * like a warning, in the header before its blank line. */
@@ -1379,6 +1444,46 @@ static void test_endpoints(void **state)
     stats_free(&s[1]);
 }
 
+/* summary_late_json: the bytes of "lateness_diagnosis" that a run, a
+ * merge and a sweep step all write: its keys in order, the seconds and the
+ * switches null unless both seconds are known, the cause as given. */
+static void test_late_json(void **state)
+{
+    static const struct {
+        struct summary_late l;
+        const char *want;
+    } cases[] = {
+        {{.late_sends = 12,
+          .asleep = 11,
+          .cpu_s = 0.25,
+          .wall_s = 9.5,
+          .invol_switches = 239,
+          .cause = VERDICT_LATE_ASLEEP},
+         "{\"late_sends\": 12, \"asleep_when_due\": 11, \"worker_cpu_s\": 0.25, "
+         "\"worker_wall_s\": 9.5, \"involuntary_switches\": 239, \"cause\": \"asleep\"}"},
+        {{.late_sends = 3, .asleep = 1, .cpu_s = NAN, .wall_s = NAN, .cause = VERDICT_LATE_BUSY},
+         "{\"late_sends\": 3, \"asleep_when_due\": 1, \"worker_cpu_s\": null, "
+         "\"worker_wall_s\": null, \"involuntary_switches\": null, \"cause\": \"busy\"}"},
+        {{.late_sends = 3,
+          .cpu_s = 1,
+          .wall_s = NAN,
+          .invol_switches = 4,
+          .cause = VERDICT_LATE_BUSY},
+         "{\"late_sends\": 3, \"asleep_when_due\": 0, \"worker_cpu_s\": null, "
+         "\"worker_wall_s\": null, \"involuntary_switches\": null, \"cause\": \"busy\"}"},
+        {{.cpu_s = 0, .wall_s = 0, .cause = VERDICT_LATE_NONE},
+         "{\"late_sends\": 0, \"asleep_when_due\": 0, \"worker_cpu_s\": 0.0, "
+         "\"worker_wall_s\": 0.0, \"involuntary_switches\": 0, \"cause\": \"none\"}"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(cases); i++) {
+        json_t *j = summary_late_json(&cases[i].l);
+        char *got = json_dumps(j, JSON_PRESERVE_ORDER);
+        json_decref(j);
+        assert_string_equal(got, cases[i].want);
+        free(got);
+    }
+}
+
 TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
           cmocka_unit_test(test_littles_law_dropped), cmocka_unit_test(test_throughput_dropped),
           cmocka_unit_test(test_throughput_intended), cmocka_unit_test(test_throughput_offering),
@@ -1386,6 +1491,7 @@ TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
           cmocka_unit_test(test_prompt_note), cmocka_unit_test(test_status_note),
           cmocka_unit_test(test_cold), cmocka_unit_test(test_json),
           cmocka_unit_test(test_cut_short), cmocka_unit_test(test_steady_unjudged),
-          cmocka_unit_test(test_attainment_of_judged), cmocka_unit_test(test_requests_cancelled),
-          cmocka_unit_test(test_request_bytes), cmocka_unit_test(test_json_exact_percentiles),
-          cmocka_unit_test(test_json_write_error))
+          cmocka_unit_test(test_nothing_measured), cmocka_unit_test(test_attainment_of_judged),
+          cmocka_unit_test(test_requests_cancelled), cmocka_unit_test(test_request_bytes),
+          cmocka_unit_test(test_json_exact_percentiles), cmocka_unit_test(test_json_write_error),
+          cmocka_unit_test(test_late_json))
