@@ -341,17 +341,23 @@ static int closed_active(const struct worker *w)
 /* ---- sessions (partly open) -------------------------------------------- */
 
 /* Start turn s->started of session s, intended at sched_ns: its own user
- * prompt is workload request s->index * SESSION_MAX_TURNS + turn, and it
- * resends the earlier turns. The spend guard counts the whole context. A
- * turn the guard refuses ends the session (cut). submit comes last: a
- * request that fails at once finishes (worker_on_done) inside it and may close s. */
-static void session_start_turn(struct worker *w, struct session *s, uint64_t ordinal,
-                               uint64_t sched_ns, uint64_t now)
+ * prompt is workload request s->index * SESSION_MAX_TURNS + turn (in the
+ * class of turn 0), and it resends the earlier turns. The spend guard counts the whole context. A
+ * later turn the guard refuses ends the session (cut); a first turn it
+ * refuses closes a session that never started (the caller counts none).
+ * submit comes last: a request that fails at once finishes
+ * (worker_on_done) inside it and may close s. Returns 0 when the turn was
+ * sent, -1 when the guard refused it. */
+static int session_start_turn(struct worker *w, struct session *s, uint64_t ordinal,
+                              uint64_t sched_ns, uint64_t now)
 {
     const struct run_config *cfg = w->d->cfg;
     uint32_t k = s->started;
     struct req_spec spec;
-    workload_spec(&cfg->workload, s->index * SESSION_MAX_TURNS + k, &spec);
+    /* The class is the session's, drawn by its first turn: a conversation
+     * stays on one API, and in one class's table. */
+    workload_spec_class(&cfg->workload, s->index * SESSION_MAX_TURNS + k,
+                        k > 0 ? s->hist[0].spec.class_idx : -1, &spec);
     spec.session = (int64_t)s->index;
     spec.turn = (int32_t)k;
     s->hist[k].spec = spec;
@@ -362,25 +368,54 @@ static void session_start_turn(struct worker *w, struct session *s, uint64_t ord
     struct req_spec cost = spec;
     cost.prompt_tokens = chatbody_prompt_tokens(&spec);
     if (!spend_guard_allows(w, &cost)) {
-        w->sessions_cut += (uint64_t)s->in_window;
+        if (k > 0)
+            w->sessions_cut += (uint64_t)s->in_window;
         session_close(&w->sessions, ordinal);
-        return;
+        return -1;
     }
     s->started++;
     uint64_t late = count_scheduled(w, &spec, sched_ns, now);
     in_system_add(w, +1);
     submit(w, &spec, sched_ns, late, -1);
+    return 0;
+}
+
+/* Open session i, arriving at sched_ns, and send its first turn; counted
+ * started only when the spend guard let that turn go. */
+static void session_arrive(struct worker *w, uint64_t i, uint64_t sched_ns, uint64_t now)
+{
+    const struct run_config *cfg = w->d->cfg;
+    struct rng r;
+    rng_seed(&r, cfg->workload.seed, DRIVER_SESSION_STREAM + 2 * i);
+    uint32_t turns = session_draw_turns(&cfg->turns, &r);
+    struct session *s =
+        session_open(&w->sessions, i, turns, cfg->workload.seed, DRIVER_SESSION_STREAM + 2 * i + 1);
+    int in_window = sched_ns >= cfg->warmup_ns;
+    s->in_window = in_window;
+    /* Counted before the send: a first turn that fails at once closes s
+     * inside it (session_turn_done), and a refused one is taken back. */
+    w->sessions_started++;
+    w->sessions_in_window += (uint64_t)in_window;
+    if (session_start_turn(w, s, w->sessions.next - 1, sched_ns, now) != 0) {
+        w->sessions_started--;
+        w->sessions_in_window -= (uint64_t)in_window;
+        return;
+    }
+    w->last_session_start_ns = LL_MAX(w->last_session_start_ns, sched_ns);
 }
 
 /* Offer what is due, in time order: new sessions (their first turn at the
  * arrival time) and later turns (at the end of the previous turn plus the
- * think time). The worker stops offering when no arrival is left and
- * every session has ended. */
+ * think time). Once the spend guard has tripped (in any worker) no new
+ * session arrives; the open ones go on until a turn of theirs is refused.
+ * The worker stops offering when no arrival is left and every session has
+ * ended. */
 static void dispatch_sessions(struct worker *w, uint64_t now)
 {
-    const struct run_config *cfg = w->d->cfg;
     uint64_t t0 = w->d->due_base_ns;
     for (;;) {
+        if (w->have_next && atomic_load(&w->d->spend_stop))
+            w->have_next = 0;
         const struct due *due = session_due_peek(&w->sessions);
         int arrival = w->have_next && t0 + w->next_off_ns <= now;
         int turn = due && t0 + due->at_ns <= now;
@@ -388,17 +423,8 @@ static void dispatch_sessions(struct worker *w, uint64_t now)
             break;
         if (arrival && (!turn || w->next_off_ns <= due->at_ns)) {
             uint64_t i = w->next_index, sched = w->next_off_ns;
-            struct rng r;
-            rng_seed(&r, cfg->workload.seed, DRIVER_SESSION_STREAM + 2 * i);
-            uint32_t turns = session_draw_turns(&cfg->turns, &r);
-            struct session *s = session_open(&w->sessions, i, turns, cfg->workload.seed,
-                                             DRIVER_SESSION_STREAM + 2 * i + 1);
-            w->sessions_started++;
-            s->in_window = sched >= cfg->warmup_ns;
-            w->sessions_in_window += (uint64_t)s->in_window;
-            w->last_session_start_ns = LL_MAX(w->last_session_start_ns, sched);
             next_arrival(w);
-            session_start_turn(w, s, w->sessions.next - 1, sched, now);
+            session_arrive(w, i, sched, now);
         } else {
             struct due d = session_due_pop(&w->sessions);
             struct session *s = session_get(&w->sessions, d.id);
@@ -420,7 +446,9 @@ static void dispatch_sessions(struct worker *w, uint64_t now)
  * before its first, or an ok answer of none) is left out of what later
  * turns resend (no empty assistant message, which some APIs refuse). A
  * next turn past --duration cuts the
- * session; after a stop signal, open sessions are left to be counted cut. */
+ * session. After a stop signal the drain still closes a session whose
+ * last turn came back (ended, not cut) and one whose turn failed (failed);
+ * only a session with turns still unsent is left open, to be counted cut. */
 static void session_turn_done(struct worker *w, const struct record *r)
 {
     const struct run_config *cfg = w->d->cfg;
@@ -432,8 +460,6 @@ static void session_turn_done(struct worker *w, const struct record *r)
         return;
     s->hist[r->turn].output_tokens = r->output_tokens;
     s->hist[r->turn].unanswered = r->output_tokens == 0;
-    if (!w->offering || atomic_load_explicit(&w->d->stop_level, memory_order_relaxed) != 0)
-        return;
     if (s->started >= s->turns) {
         session_close(&w->sessions, ordinal);
         return;
@@ -443,6 +469,9 @@ static void session_turn_done(struct worker *w, const struct record *r)
         session_close(&w->sessions, ordinal);
         return;
     }
+    /* Stopped with turns still to send: left open, counted cut. */
+    if (!w->offering || atomic_load_explicit(&w->d->stop_level, memory_order_relaxed) != 0)
+        return;
     uint64_t next = r->end_ns + dist_sample_u64(&cfg->think, &s->rng);
     if (cfg->duration_ns && next >= cfg->duration_ns) {
         w->sessions_cut += (uint64_t)s->in_window;

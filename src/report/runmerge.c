@@ -430,12 +430,46 @@ int rm_ref_cmp(const void *a, const void *b)
 
 /* ---- what is missing --------------------------------------------------- */
 
+/* M for a replay, the trace lines the whole schedule offers: a replay
+ * gives the line at sorted position p to shard p mod N, and its records
+ * carry the line's "index" as id, which need not be its position (an
+ * indexed trace), so M comes from the counts, never from the ids. Uncut,
+ * M is run.json's trace_requests (capped by --requests). Cut by
+ * --duration or the spend guard at some position P, a shard that finished
+ * holds its positions below P; the one holding position P - 1 gives P
+ * exactly ((have - 1) N + k + 1), the others no more. *estimated is set
+ * when a shard absent or cut short could have held it (then M is short by
+ * at most N - 1). */
+static uint64_t replay_expected(const json_t *cfg, uint32_t n, const uint64_t *have,
+                                const int *present, const int *interrupted, int *estimated)
+{
+    uint64_t M = rm_ju(cfg, "trace_requests", NULL);
+    uint64_t req = rm_ju(cfg, "requests", NULL);
+    if (req && req < M)
+        M = req;
+    if (!rm_ju(cfg, "duration_ns", NULL) && !rm_ju(cfg, "max_tokens_total", NULL))
+        return M;
+    uint64_t P = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!present[k] || interrupted[k]) {
+            *estimated = 1;
+            continue;
+        }
+        if (have[k] > 0)
+            P = LL_MAX(P, (have[k] - 1) * n + k + 1);
+    }
+    return LL_MIN(P, M);
+}
+
 /* M, the scheduled ids of the whole schedule, and how many no shard has.
- * Open loop and replay give request i to shard i mod N: for a run bounded
- * by --requests alone M is that count, else the largest id any shard sent
+ * Open loop gives request i to shard i mod N: for a run bounded by
+ * --requests alone M is that count, else the largest id any shard sent
  * plus one (a schedule cut by --duration or the spend guard ends there).
- * Closed-loop users and sessions do not number requests by the rule: a
- * missing shard's share is estimated as the mean of the complete ones'. */
+ * Replay gives trace line p (sorted position) to shard p mod N, M as
+ * replay_expected says. Closed-loop users and sessions do not number
+ * requests by the rule: a missing shard's share is estimated as the mean
+ * of the complete ones'. Each shard's shortfall is its share of M less
+ * the records it holds. */
 static void missing_count(struct merge *m, const json_t *cfg)
 {
     const char *lm = rm_jstr(cfg, "load_model");
@@ -460,7 +494,9 @@ static void missing_count(struct merge *m, const json_t *cfg)
     if (by_rule) {
         uint64_t M = m->n_refs ? m->refs[m->n_refs - 1].id + 1 : 0;
         uint64_t req = rm_ju(cfg, "requests", NULL);
-        if (req && !rm_ju(cfg, "duration_ns", NULL) && !rm_ju(cfg, "max_tokens_total", NULL))
+        if (lm && strcmp(lm, "replay") == 0 && rm_ju(cfg, "trace_requests", NULL))
+            M = replay_expected(cfg, n, have, present, interrupted, &m->estimated);
+        else if (req && !rm_ju(cfg, "duration_ns", NULL) && !rm_ju(cfg, "max_tokens_total", NULL))
             M = req > M ? req : M;
         m->expected_ids = M;
         for (uint32_t k = 0; k < n; k++) {

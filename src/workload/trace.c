@@ -216,17 +216,16 @@ static int get_arrival(struct tparse *p, const struct jscan_value *root,
     *secs = 0;
     if (tf == F_SCHED_NS) {
         if ((rc = get_int(p, &v[tf], "sched_ns", 0, TRACE_MAX_SCHED_NS,
-                          "a whole number of nanoseconds >= 0", &x)))
+                          "a whole number of nanoseconds in [0, 4611686018427387904]", &x)))
             return rc;
         e->sched_ns = (uint64_t)x;
     } else if (tf == F_T) {
         if ((rc = get_seconds(p, &v[tf], "t", TRACE_MAX_T_S,
-                              "seconds from the trace start, >= 0", secs)))
+                              "seconds from the trace start, in [0, 4.6e9]", secs)))
             return rc;
         e->sched_ns = (uint64_t)llround(*secs * 1e9);
     } else if ((rc = get_seconds(p, &v[tf], "timestamp", TRACE_MAX_TIMESTAMP_S,
-                                 "absolute seconds >= 0 (e.g. Unix time)",
-                                 secs))) {
+                                 "absolute seconds in [0, 1e11] (e.g. Unix time)", secs))) {
         return rc;
     }
     return 0;
@@ -288,6 +287,15 @@ static int get_prefix(struct tparse *p, const struct jscan_value *v,
     }
     if (!has_pid)
         return 0;
+    /* A prompt text is sent as it is, with no synthetic prefix: the pair
+     * would be ignored, and the record would claim a prefix never sent. */
+    if (e->prompt_off != TRACE_NONE) {
+        terr(p, &v[F_PREFIX_ID], "prefix_id",
+             "given with a \"prompt\" text, which is sent as it is (no shared prefix is "
+             "built into it): expected prompt_tokens instead of prompt, or no prefix_id and "
+             "prefix_tokens");
+        return LL_E_INVAL;
+    }
     if ((rc = get_int(p, &v[F_PREFIX_ID], "prefix_id", 0, 0xFFFFFFFFLL,
                       "a whole number in [0, 4294967295]", &x)))
         return rc;
@@ -318,14 +326,13 @@ static int get_optional(struct tparse *p, const struct jscan_value *v,
         return rc;
     if (v[F_SESSION_ID].type != JSCAN_INVALID) {
         if ((rc = get_int(p, &v[F_SESSION_ID], "session_id", 0, INT64_MAX,
-                          "a whole number >= 0", &x)))
+                          "a whole number in [0, 9223372036854775807]", &x)))
             return rc;
         e->session_id = (uint64_t)x;
     }
     if (v[F_CANCEL_AFTER_NS].type != JSCAN_INVALID) {
-        if ((rc = get_int(p, &v[F_CANCEL_AFTER_NS], "cancel_after_ns", 0,
-                          TRACE_MAX_SCHED_NS,
-                          "a whole number of nanoseconds >= 0", &x)))
+        if ((rc = get_int(p, &v[F_CANCEL_AFTER_NS], "cancel_after_ns", 0, TRACE_MAX_SCHED_NS,
+                          "a whole number of nanoseconds in [0, 4611686018427387904]", &x)))
             return rc;
         e->cancel_after_ns = (uint64_t)x;
     }
@@ -353,7 +360,7 @@ static int get_index(struct tparse *p, const struct jscan_value *root,
     }
     if (has_index) {
         if ((rc = get_int(p, &v[F_INDEX], "index", 0, INT64_MAX,
-                          "a whole number >= 0", &x)))
+                          "a whole number in [0, 9223372036854775807]", &x)))
             return rc;
         e->index = (uint64_t)x;
     }
@@ -488,11 +495,24 @@ int trace_parse(const char *name, const char *text, size_t len,
         goto fail;
     }
     if (t->time_field == TRACE_TIME_TIMESTAMP) {
-        double lo = p.stamps[0];
+        size_t at = 0;
         for (size_t i = 1; i < t->n; i++)
-            lo = fmin(lo, p.stamps[i]);
-        for (size_t i = 0; i < t->n; i++)
+            at = p.stamps[i] < p.stamps[at] ? i : at;
+        double lo = p.stamps[at];
+        /* A span past what "t" takes (2^62 ns) would overflow the
+         * nanoseconds (timestamps go to 1e11 s): refused, not wrapped. */
+        for (size_t i = 0; i < t->n; i++) {
+            if (p.stamps[i] - lo > TRACE_MAX_T_S) {
+                snprintf(err, errlen,
+                         "%s:%u: timestamp: %.17g s after the earliest (line %u): "
+                         "expected at most %g s after it",
+                         name, t->entries[i].line, p.stamps[i] - lo, t->entries[at].line,
+                         TRACE_MAX_T_S);
+                rc = LL_E_INVAL;
+                goto fail;
+            }
             t->entries[i].sched_ns = (uint64_t)llround((p.stamps[i] - lo) * 1e9);
+        }
     }
     qsort(t->entries, t->n, sizeof(*t->entries), cmp_arrival);
     if (t->has_index) {

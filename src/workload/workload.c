@@ -29,6 +29,12 @@ static uint32_t draw_tokens(const struct dist *d, const struct empirical *e, int
 
 void workload_spec(const struct workload *w, uint64_t index, struct req_spec *out)
 {
+    workload_spec_class(w, index, -1, out);
+}
+
+void workload_spec_class(const struct workload *w, uint64_t index, int32_t class_idx,
+                         struct req_spec *out)
+{
     struct rng r;
     rng_seed(&r, w->seed, WORKLOAD_STREAM_BASE + index);
     out->index = index;
@@ -48,7 +54,9 @@ void workload_spec(const struct workload *w, uint64_t index, struct req_spec *ou
     const struct wl_cancel *cancel = &w->cancel;
     const struct image_cfg *images = &w->images;
     if (w->classes) {
-        size_t k = wl_pick_class(w->classes, &r);
+        size_t k = wl_pick_class(w->classes, &r); /* drawn either way: the draws after stay */
+        if (class_idx >= 0 && (size_t)class_idx < w->classes->n)
+            k = (size_t)class_idx;
         const struct wl_class *c = &w->classes->classes[k];
         out->class_idx = (int32_t)k;
         out->class_name = c->name;

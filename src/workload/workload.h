@@ -123,6 +123,14 @@ struct req_image_data {
  * such a prompt never has a shared prefix. */
 void workload_spec(const struct workload *w, uint64_t index, struct req_spec *out);
 
+/* workload_spec, but with w->classes the request is of class class_idx
+ * (an index into w->classes, drawn by an earlier request: a session's
+ * later turns keep its first turn's class) instead of the class it would
+ * draw; every other draw is made as workload_spec makes it, from the
+ * chosen class. class_idx -1 (or past the classes) draws as workload_spec. */
+void workload_spec_class(const struct workload *w, uint64_t index, int32_t class_idx,
+                         struct req_spec *out);
+
 /* Whether any request of w can carry images: w->images, or a class's. */
 int workload_has_images(const struct workload *w);
 

@@ -437,6 +437,106 @@ static void test_replay_trace_ends_before_duration(void **state)
     free(dir);
 }
 
+/* Replay trace (dir/trace.jsonl, written from text) in 2 shards with
+ * extra (NULL-terminated, may be NULL), then `llmload merge` them: shard 0
+ * must hold n0 records, shard 1 n1, and the merge be complete (exit 0, or
+ * 1 for a late wake-up's INVALID; summary.json's incomplete null). */
+static void replay_shards_merge(const struct replay_paths *rp, const char *text,
+                                const char *const *extra, size_t n0, size_t n1)
+{
+    harness_write_file(rp->trace, text);
+    char sd[2][700], merged[700];
+    for (size_t k = 0; k < 2; k++) {
+        char spec[8];
+        snprintf(sd[k], sizeof sd[k], "%s/shard%zu", rp->dir, k);
+        snprintf(spec, sizeof spec, "%zu/2", k);
+        struct harness_argv a = {.n = 0};
+        const char *fixed[] = {"replay",  rp->trace, "--url", rp->url,         "--out", sd[k],
+                               "--quiet", "--shard", spec,    "--prompt-salt", "5",     NULL};
+        harness_argv_add(&a, fixed);
+        harness_argv_add(&a, extra);
+        free(run_llmload(a.v, 0, 1));
+        struct harness_recs *r = harness_requests_load(sd[k]);
+        assert_int_equal(r->n, k == 0 ? n0 : n1);
+        harness_recs_free(r);
+    }
+    snprintf(merged, sizeof merged, "%s/merged", rp->dir);
+    const char *m[] = {"merge", sd[0], sd[1], "--out", merged, NULL};
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    assert_int_equal(harness_run(m, 60, &status, &o, &e), 0);
+    if (status != 0 && status != 1)
+        fail_msg("llmload merge exited %d\nstdout:\n%s\nstderr:\n%s", status, o, e);
+    free(o);
+    free(e);
+    json_t *sm = harness_summary_load(merged);
+    assert_true(harness_is_null(sm, "incomplete"));
+    json_decref(sm);
+    harness_rm_rf(merged);
+    harness_rm_rf(sd[0]);
+    harness_rm_rf(sd[1]);
+}
+
+/* A trace with its own "index" shards by line position, as the help says
+ * (shard K replays the lines at sorted positions p with p mod N == K), and
+ * merge counts what the shards should hold by the trace's line count, not
+ * by the largest index: the parent read indices 0, 10^12, 2 as
+ * "incomplete: 3 of 1000000000001 requests (999999999998 missing)" and
+ * exited 4. Cut by --duration after 3 of 4 lines (the fourth at 5 s), the
+ * shards hold positions 0, 2 and 1, and the merge is complete too. */
+static void test_replay_indexed_shards_merge(void **state)
+{
+    const char *sargs[] = {"--profile", "instant", NULL};
+    struct replay_paths rp;
+    replay_paths_start(sargs, &rp);
+    replay_shards_merge(&rp,
+                        "{\"index\":0,\"t\":0,\"prompt_tokens\":10,\"output_tokens\":5}\n"
+                        "{\"index\":1000000000000,\"t\":0.05,\"prompt_tokens\":10,"
+                        "\"output_tokens\":5}\n"
+                        "{\"index\":2,\"t\":0.1,\"prompt_tokens\":10,\"output_tokens\":5}\n",
+                        NULL, 2, 1);
+    replay_shards_merge(&rp,
+                        "{\"index\":7,\"t\":0,\"prompt_tokens\":10,\"output_tokens\":5}\n"
+                        "{\"index\":3,\"t\":0.05,\"prompt_tokens\":10,\"output_tokens\":5}\n"
+                        "{\"index\":100,\"t\":0.1,\"prompt_tokens\":10,\"output_tokens\":5}\n"
+                        "{\"index\":1,\"t\":5,\"prompt_tokens\":10,\"output_tokens\":5}\n",
+                        (const char *const[]){"--duration", "1s", NULL}, 2, 1);
+    harness_sim_teardown(NULL);
+    harness_rm_rf(rp.dir);
+    free(rp.dir);
+}
+
+/* --cold-start N on a trace with its own "index" makes cold the lines
+ * whose index is below N, as docs/metrics.md and replay --help say (the
+ * record carries the index as id, not the line's position, and merge and
+ * report judge cold from the records): indices 3, 0, 1 in time order with
+ * --cold-start 1 make the second line cold, not the first. */
+static void test_replay_cold_by_index(void **state)
+{
+    const char *sargs[] = {"--profile", "instant", NULL};
+    struct replay_paths rp;
+    replay_paths_start(sargs, &rp);
+    harness_write_file(rp.trace,
+                       "{\"index\":3,\"t\":0,\"prompt_tokens\":10,\"output_tokens\":5}\n"
+                       "{\"index\":0,\"t\":0.05,\"prompt_tokens\":10,\"output_tokens\":5}\n"
+                       "{\"index\":1,\"t\":0.1,\"prompt_tokens\":10,\"output_tokens\":5}\n");
+    const char *a[] = {"replay", rp.trace,  "--url",        rp.url, "--out",
+                       rp.out,   "--quiet", "--cold-start", "1",    NULL};
+    free(run_llmload(a, 0, 1));
+    harness_sim_teardown(NULL);
+    struct harness_recs *r = harness_requests_load(rp.out);
+    assert_int_equal(r->n, 3);
+    for (size_t i = 0; i < r->n; i++) {
+        int64_t id = harness_ival(r->items[i], "id");
+        int cold = json_is_true(json_object_get(r->items[i], "cold"));
+        if (cold != (id == 0))
+            fail_msg("record id %lld: cold %d", (long long)id, cold);
+    }
+    harness_recs_free(r);
+    harness_rm_rf(rp.dir);
+    free(rp.dir);
+}
+
 static void test_replay_bad_input(void **state)
 {
     char *dir = harness_tmpdir();
@@ -616,4 +716,6 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_replay_identical_to_dump, harness_si
              cmocka_unit_test_teardown(test_dump_carries_prefix_and_cancel, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_trace_ends_before_duration,
                                        harness_sim_teardown),
+             cmocka_unit_test_teardown(test_replay_indexed_shards_merge, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_replay_cold_by_index, harness_sim_teardown),
              cmocka_unit_test(test_replay_bad_input), cmocka_unit_test(test_replay_spend_check))

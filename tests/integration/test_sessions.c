@@ -7,12 +7,15 @@
  * its own, because the sim counts chat messages joined by "\n" under its
  * whitespace tokenizer (docs/sim.md) and every turn resends the history. */
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 #include "test.h"
+#include "util/util.h"
 
 #define MS 1000000LL
 #define MAX_SESSIONS 200
@@ -574,6 +577,216 @@ static void test_sessions_one_turn_rates_agree(void **state)
     json_decref(sj);
 }
 
+/* The number of distinct sessions among all's records; counts[s] gets
+ * session s's number of records (every session below n_counts). */
+static int64_t sessions_distinct(struct harness_recs *all, int64_t *counts, size_t n_counts)
+{
+    int64_t n = 0;
+    memset(counts, 0, n_counts * sizeof *counts);
+    for (size_t i = 0; i < all->n; i++) {
+        int64_t s = harness_ival(all->items[i], "session");
+        assert_true(s >= 0 && (size_t)s < n_counts);
+        n += counts[s]++ == 0;
+    }
+    return n;
+}
+
+/* The spend guard ends the session arrivals: 10 constant sessions/s of
+ * 2 turns (20-token prompts, 10-token answers, the second resending the
+ * first's 30) against --max-tokens-total 300 within a 3 s run. The guard
+ * refuses a turn at about 300 ms; from then no session arrives, and a
+ * session whose first turn it refused never started. So started is the
+ * sessions in the records, the run ends well before its 3 s, and the
+ * realised session rate is over the arrivals (arrivals_ns), 10/s. The
+ * parent went on opening sessions until 3 s, each refused at once and
+ * counted started and cut ("30 started, 27 cut short", 87.76/s over the
+ * window, arrivals_ns null). */
+static void test_sessions_spend_guard_ends_arrivals(void **state)
+{
+    (void)state;
+    char url[160], dir[600];
+    harness_sim_v1_start(url, sizeof url, NULL);
+    harness_tmp_path(dir, sizeof dir, "guard");
+    const char *run[] = {"run",
+                         "--url",
+                         url,
+                         "--out",
+                         dir,
+                         "--quiet",
+                         "--no-metrics",
+                         "--sessions",
+                         "10",
+                         "--arrival",
+                         "constant",
+                         "--turns",
+                         "2",
+                         "--prompt-tokens",
+                         "20",
+                         "--output-tokens",
+                         "10",
+                         "--duration",
+                         "3s",
+                         "--max-tokens-total",
+                         "300",
+                         NULL};
+    uint64_t t0 = ll_now_ns();
+    char *out = harness_run_expect(run, 60, HARNESS_RC_OK_OR_INVALID, NULL);
+    double took_s = (double)(ll_now_ns() - t0) / 1e9;
+    free(out);
+    struct harness_recs *all = harness_requests_load(dir);
+    int64_t counts[MAX_SESSIONS];
+    int64_t distinct = sessions_distinct(all, counts, MAX_SESSIONS);
+    json_t *sj = harness_summary_load(dir);
+    json_t *ses = json_object_get(sj, "sessions");
+    print_message("spend guard: %zu records, %lld sessions, started %lld, cut %lld, "
+                  "realised %.2f/s, run %.2f s\n",
+                  all->n, (long long)distinct, (long long)harness_ival(ses, "started"),
+                  (long long)harness_ival(ses, "cut"), harness_num(ses, "realised_rate_per_s"),
+                  took_s);
+    assert_true(distinct >= 2);
+    assert_int_equal(harness_ival(ses, "started"), distinct);
+    ASSERT_NEAR(harness_num(ses, "realised_rate_per_s"), 10, 0.5);
+    assert_false(harness_is_null(ses, "arrivals_ns"));
+    if (took_s > 2.0)
+        fail_msg("the run took %.2f s; the guard should end it well before its 3 s", took_s);
+    json_decref(sj);
+    harness_recs_free(all);
+}
+
+static pid_t cur_client;
+
+static int teardown_client(void **state)
+{
+    harness_cleanup((pid_t *const[]){&cur_client, NULL});
+    return 0;
+}
+
+/* A stop signal cuts only the sessions it leaves with turns unsent: 20
+ * constant sessions/s of 2 turns, each answer 300 tokens (about 1.2 s on
+ * the default sim), SIGINT at 1.5 s. The drain brings back every turn in
+ * flight (5 s of grace): the first sessions' second turns, which end
+ * them, and the later sessions' first turns, which leave them cut. So cut
+ * is the sessions with fewer records than 2, and some sessions ended in
+ * the drain. The parent counted every session still open at the signal as
+ * cut, the ones whose last turn it drained too (with --turns 1: 29 ok
+ * records, "29 started, 16 cut short"). */
+static void test_sessions_stop_cuts_only_unfinished(void **state)
+{
+    (void)state;
+    char url[160], dir[600], outp[600], errp[600];
+    harness_sim_v1_start(url, sizeof url, NULL);
+    harness_tmp_path(dir, sizeof dir, "r");
+    harness_tmp_path(outp, sizeof outp, "r.out");
+    harness_tmp_path(errp, sizeof errp, "r.err");
+    const char *a[] = {"run",
+                       "--url",
+                       url,
+                       "--out",
+                       dir,
+                       "--quiet",
+                       "--no-metrics",
+                       "--sessions",
+                       "20",
+                       "--arrival",
+                       "constant",
+                       "--turns",
+                       "2",
+                       "--output-tokens",
+                       "300",
+                       "--duration",
+                       "10s",
+                       "--warmup",
+                       "0",
+                       NULL};
+    cur_client = harness_spawn(a, outp, errp, -1, NULL, NULL);
+    struct timespec ts = {.tv_sec = 1, .tv_nsec = 500000000};
+    nanosleep(&ts, NULL);
+    assert_int_equal(kill(cur_client, SIGINT), 0);
+    int st = harness_reap(cur_client, 30000);
+    cur_client = 0;
+    assert_int_equal(st, 130);
+    struct harness_recs *all = harness_requests_load(dir);
+    int64_t counts[MAX_SESSIONS];
+    int64_t distinct = sessions_distinct(all, counts, MAX_SESSIONS);
+    int64_t short_of_turns = 0, whole = 0;
+    for (size_t i = 0; i < all->n; i++)
+        assert_string_equal(harness_sval(all->items[i], "kind"), "ok");
+    for (int64_t s = 0; s < MAX_SESSIONS; s++) {
+        short_of_turns += counts[s] > 0 && counts[s] < 2;
+        whole += counts[s] == 2;
+    }
+    json_t *sj = harness_summary_load(dir);
+    json_t *ses = json_object_get(sj, "sessions");
+    print_message("stopped: %zu records, %lld sessions (%lld whole), started %lld, cut %lld\n",
+                  all->n, (long long)distinct, (long long)whole,
+                  (long long)harness_ival(ses, "started"), (long long)harness_ival(ses, "cut"));
+    assert_true(whole > 0);
+    assert_true(short_of_turns > 0);
+    assert_int_equal(harness_ival(ses, "started"), distinct);
+    assert_int_equal(harness_ival(ses, "cut"), short_of_turns);
+    assert_int_equal(harness_ival(ses, "failed"), 0);
+    json_decref(sj);
+    harness_recs_free(all);
+}
+
+/* A session has one class: 12 sessions of 4 turns with two equally
+ * weighted classes on two APIs (chat and completions). Every record of a
+ * session carries its turn 0's class, and both classes occur (premise:
+ * 12 first turns all of one class has probability 2^-11). The parent drew
+ * a class per turn, so conversations switched API mid-way: all 12 whole
+ * by chance has probability 2^-36. */
+static void test_sessions_one_class(void **state)
+{
+    (void)state;
+    char url[160], dir[600], wl[600];
+    harness_sim_v1_start(url, sizeof url, (const char *const[]){"--profile", "instant", NULL});
+    harness_tmp_file(wl, sizeof wl, "classes.json",
+                     "{\"version\":1,\"classes\":["
+                     "{\"name\":\"a\",\"prompt_tokens\":8,\"output_tokens\":3,\"api\":\"chat\"},"
+                     "{\"name\":\"b\",\"prompt_tokens\":6,\"output_tokens\":2,"
+                     "\"api\":\"completions\"}]}");
+    harness_tmp_path(dir, sizeof dir, "classes");
+    const char *run[] = {"run",
+                         "--url",
+                         url,
+                         "--out",
+                         dir,
+                         "--quiet",
+                         "--no-metrics",
+                         "--sessions",
+                         "50",
+                         "--arrival",
+                         "constant",
+                         "--requests",
+                         "12",
+                         "--turns",
+                         "4",
+                         "--workload",
+                         wl,
+                         "--ignore-eos",
+                         NULL};
+    free(harness_run_expect(run, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    struct recs *r = calloc(1, sizeof *r);
+    recs_load(r, dir);
+    assert_int_equal(r->all->n, 48);
+    int seen[2] = {0, 0};
+    for (int sn = 0; sn < 12; sn++) {
+        assert_non_null(r->by[sn][0]);
+        const char *c0 = harness_sval(r->by[sn][0], "class");
+        assert_non_null(c0);
+        seen[strcmp(c0, "a") == 0 ? 0 : 1] = 1;
+        for (int t = 1; t < 4; t++) {
+            assert_non_null(r->by[sn][t]);
+            const char *c = harness_sval(r->by[sn][t], "class");
+            if (!c || strcmp(c, c0) != 0)
+                fail_msg("session %d: turn 0 of class %s, turn %d of class %s", sn, c0, t,
+                         c ? c : "(none)");
+        }
+    }
+    assert_true(seen[0] && seen[1]);
+    recs_free(r);
+}
+
 /* Contradictory or impossible session flags exit 2 before any request. */
 static void test_sessions_bad_flags(void **state)
 {
@@ -610,4 +823,7 @@ HARNESS_MAIN(
     cmocka_unit_test_teardown(test_sessions_steady_not_judged, harness_sim_teardown),
     cmocka_unit_test_teardown(test_sessions_rate_over_arrivals, harness_sim_tmp_teardown),
     cmocka_unit_test_teardown(test_sessions_one_turn_rates_agree, harness_sim_tmp_teardown),
+    cmocka_unit_test_teardown(test_sessions_spend_guard_ends_arrivals, harness_sim_tmp_teardown),
+    cmocka_unit_test_teardown(test_sessions_one_class, harness_sim_tmp_teardown),
+    cmocka_unit_test_teardown(test_sessions_stop_cuts_only_unfinished, teardown_client),
     cmocka_unit_test(test_sessions_bad_flags))

@@ -166,8 +166,7 @@ static void test_errors(void **state)
     parse_bad(OKL "{\"t\":1,\"prompt_tokens\":1,\"max_tokens\":1}\n",
               "t.jsonl:2:6: t: expected sched_ns, as on line 1", NULL);
     parse_bad("{\"sched_ns\":1.5,\"prompt_tokens\":1,\"max_tokens\":1}\n",
-              "t.jsonl:1:13: sched_ns: expected a whole number of nanoseconds >= 0",
-              "got 1.5");
+              "t.jsonl:1:13: sched_ns: expected a whole number of nanoseconds in [0, ", "got 1.5");
     parse_bad("{\"sched_ns\":-1,\"prompt_tokens\":1,\"max_tokens\":1}\n",
               "t.jsonl:1:13: sched_ns: expected a whole number", "got -1");
     parse_bad("{\"t\":\"5s\",\"prompt_tokens\":1,\"max_tokens\":1}\n",
@@ -200,11 +199,25 @@ static void test_errors(void **state)
     parse_bad("{\"sched_ns\":5,\"prompt_tokens\":9,\"max_tokens\":1,\"class\":\"a b\"}\n",
               "t.jsonl:1:56: class: expected a name", NULL);
     parse_bad("{\"sched_ns\":5,\"prompt_tokens\":9,\"max_tokens\":1,\"session_id\":\"s1\"}\n",
-              "session_id: expected a whole number >= 0", NULL);
+              "session_id: expected a whole number in [0, 9223372036854775807]", NULL);
+    /* Past the top, the message gives the range, not a bare ">= 0". */
+    parse_bad("{\"sched_ns\":5000000000000000000,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "sched_ns: expected a whole number of nanoseconds in [0, 4611686018427387904], "
+              "got 5000000000000000000",
+              NULL);
+    parse_bad("{\"t\":5e9,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t: expected seconds from the trace start, in [0, 4.6e9], got 5e9", NULL);
+    parse_bad("{\"timestamp\":2e11,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "timestamp: expected absolute seconds in [0, 1e11]", NULL);
     parse_bad("{\"sched_ns\":5,\"prompt_tokens\":9,\"max_tokens\":1,\"cancel_after_ns\":2.5}\n",
               "cancel_after_ns: expected a whole number of nanoseconds", NULL);
     parse_bad("{\"sched_ns\":5,\"max_tokens\":1,\"prompt\":\"a\\u0000b\"}\n",
               "prompt: expected text without NUL", NULL);
+    /* The parent accepted the pair beside a text and ignored it. */
+    parse_bad("{\"sched_ns\":5,\"max_tokens\":1,\"prompt\":\"hi\",\"prefix_id\":1,"
+              "\"prefix_tokens\":1}\n",
+              "t.jsonl:1:56: prefix_id: given with a \"prompt\" text, which is sent as it is",
+              NULL);
     parse_bad("{\"sched_ns\":5,\"max_tokens\":1,\"prompt\":7}\n",
               "prompt: expected a string", NULL);
     parse_bad("{\"sched_ns\":5,\"max_tokens\":1,\"prompt\":\"\"}\n",
@@ -219,6 +232,14 @@ static void test_errors(void **state)
               "{\"index\":4,\"sched_ns\":1,\"prompt_tokens\":1,\"max_tokens\":1}\n"
               "{\"index\":3,\"sched_ns\":2,\"prompt_tokens\":1,\"max_tokens\":1}\n",
               "t.jsonl:3: index: 3 repeats line 1's", NULL);
+    /* Timestamps go to 1e11 s, but nanoseconds after the earliest only to
+     * 2^62 (4.6e9 s): a wider span is refused, naming both lines, where
+     * the parent's llround overflowed silently. */
+    parse_bad("{\"timestamp\":99000000000,\"prompt_tokens\":1,\"max_tokens\":1}\n"
+              "{\"timestamp\":1000,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:1: timestamp: 98999999000 s after the earliest (line 2): expected at "
+              "most 4.6e+09 s after it",
+              NULL);
 
     char err[256];
     struct trace *t = (struct trace *)1;
