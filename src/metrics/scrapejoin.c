@@ -90,21 +90,26 @@ static const char *model_pick(const struct scrape_series *s, size_t a, size_t b,
     return run ? s->model : dflt ? def : NULL;
 }
 
-/* The value of p's label set name of m; 0 when p lacks it. */
-static double series_value(const struct scrape_point *p, enum engine_meaning m, const char *name)
+/* Whether p has label set name of m, and its value in *v. */
+static int series_value(const struct scrape_point *p, enum engine_meaning m, const char *name,
+                        double *v)
 {
     for (size_t k = 0; k < p->series_n[m]; k++)
-        if (strcmp(p->series[m][k].name, name) == 0)
-            return p->series[m][k].value;
+        if (strcmp(p->series[m][k].name, name) == 0) {
+            *v = p->series[m][k].value;
+            return 1;
+        }
     return 0;
 }
 
 /* The increase of m from a to b label set by label set (those of model,
  * or all when model is NULL), summed: a reset of one set is that set's
  * alone, where a sum would read one set's drop against the others'
- * rises (1000 -> 1100 and 1000 -> 50 is 100 + 50, not 1150). A set a
- * point lacks counts 0 there. Bounded: each point has at most
- * SCRAPE_MAX_SERIES sets of m. */
+ * rises (1000 -> 1100 and 1000 -> 50 is 100 + 50, not 1150). A set the
+ * first point lacks starts from 0 (made on first use); a later point
+ * that lacks a set says nothing of it, and the set keeps its last value
+ * (read as 0 there, its return would count its whole count again).
+ * Bounded: each point has at most SCRAPE_MAX_SERIES sets of m. */
 static void counter_by_series(const struct scrape_series *s, size_t a, size_t b,
                               enum engine_meaning m, const char *model, struct scrape_counter *c)
 {
@@ -130,14 +135,17 @@ static void counter_by_series(const struct scrape_series *s, size_t a, size_t b,
     }
     double *prev = ll_calloc(n ? n : 1, sizeof *prev);
     for (size_t j = 0; j < n; j++)
-        prev[j] = series_value(&s->pts[a], m, names[j]);
+        if (!series_value(&s->pts[a], m, names[j], &prev[j]))
+            prev[j] = 0;
     for (size_t i = a + 1; i <= b; i++) {
         const struct scrape_point *p = &s->pts[i];
         if (!p->ok || !p->present[m])
             continue;
         int reset = 0;
         for (size_t j = 0; j < n; j++) {
-            double v = series_value(p, m, names[j]);
+            double v;
+            if (!series_value(p, m, names[j], &v))
+                continue;
             double d = v - prev[j];
             if (d < 0) {
                 d = v;

@@ -361,6 +361,19 @@ static void test_counter_reset_per_series(void **state)
     assert_int_equal(j.request_success.resets, 1);
     scrape_series_reset(&s);
 
+    /* A set missing from one scrape keeps its last value: read as 0
+     * there, its return counted its whole 1000 again (1220, 1 reset). */
+    scrape_series_init(&s);
+    add_body(&s, 1, pages[0]);
+    add_body(&s, 2, "vllm:request_success_total{finished_reason=\"stop\",model_name=\"m\"} 1100\n");
+    add_body(&s, 3,
+             "vllm:request_success_total{finished_reason=\"stop\",model_name=\"m\"} 1200\n"
+             "vllm:request_success_total{finished_reason=\"length\",model_name=\"m\"} 1020\n");
+    assert_int_equal(scrape_series_join(&s, 0, 4 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.request_success.delta, 220, 0);
+    assert_int_equal(j.request_success.resets, 0);
+    scrape_series_reset(&s);
+
     /* One label set alone: its reset reads as before, the later value. */
     scrape_series_init(&s);
     add_body(&s, 1, "vllm:request_success_total{finished_reason=\"stop\"} 1000\n");
