@@ -455,7 +455,8 @@ int rm_hist_write(const struct merge *m, const char *dir)
         }
         goto out;
     }
-    qsort(refs, n, sizeof *refs, hist_ref_cmp);
+    if (n > 1) /* (none when every shard's window was empty: refs is NULL) */
+        qsort(refs, n, sizeof *refs, hist_ref_cmp);
     /* Atomically, as the JSON files: NAME.tmp, flushed to disk, renamed. */
     FILE *f = fopen(tmp, "w");
     if (!f) {
