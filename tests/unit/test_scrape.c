@@ -1026,6 +1026,20 @@ static void test_gpu_energy(void **state)
     ASSERT_NEAR(sum.j_per_output_token, 4, 1e-12);
     ASSERT_NEAR(sum.mean_power_w, 500, 1e-9);
     ASSERT_NEAR(sum.util_mean_pct, 75, 1e-12);
+    /* One exporter whose span missed part of the window: the sum's
+     * energy is not the window's either, so its per-token figures are
+     * withheld, the cost (no energy in it) stands, and the coverage is
+     * the shorter one. */
+    parts[1].partial = 1;
+    parts[1].covered_s = 1.5;
+    energy_figures_combine(parts, 2, &sum);
+    assert_true(sum.present);
+    assert_true(sum.partial);
+    ASSERT_NEAR(sum.covered_s, 1.5, 1e-12);
+    assert_true(isnan(sum.j_per_output_token));
+    assert_true(isnan(sum.j_per_request));
+    assert_true(isfinite(sum.cost_per_m_output_tokens));
+    parts[1] = e;
     parts[1].present = 0;
     energy_figures_combine(parts, 2, &sum);
     assert_false(sum.present);
