@@ -63,6 +63,11 @@ int jsonfile_read_all(const char *path, size_t max_bytes, char **out,
     close(fd);
     if (!buf)
         buf = ll_malloc(1);
+    size_t bom = jsonfile_bom_len(buf, len);
+    if (bom) {
+        memmove(buf, buf + bom, len - bom);
+        len -= bom;
+    }
     buf[len] = '\0';
     *out = buf;
     *out_len = len;
@@ -72,6 +77,11 @@ fail:
     close(fd);
     free(buf);
     return rc;
+}
+
+size_t jsonfile_bom_len(const char *text, size_t len)
+{
+    return len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 }
 
 int jsonfile_load(const char *path, size_t max_bytes, jsonfile_parse_fn *parse, void *out,

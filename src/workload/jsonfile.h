@@ -17,10 +17,19 @@ struct jscan_value;
 #define JSONFILE_MAX_BYTES ((size_t)2 << 30)
 
 /* Read the file at path whole into a new buffer (caller frees with free();
- * one NUL byte is appended, not counted in *out_len). Files over max_bytes
- * are refused. Returns 0, LL_E_IO or LL_E_RANGE with "PATH: reason" in err. */
+ * one NUL byte is appended, not counted in *out_len). A UTF-8 byte-order
+ * mark at the very start (EF BB BF, which Windows editors write) is left
+ * out (jsonfile_bom_len), so that every loader reads such a file as its
+ * editor shows it, line 1's columns counted after the mark; a mark
+ * anywhere else is kept, and each parser refuses it as the stray bytes it
+ * is. Files over max_bytes are refused. Returns 0, LL_E_IO or LL_E_RANGE
+ * with "PATH: reason" in err. */
 int jsonfile_read_all(const char *path, size_t max_bytes, char **out,
                     size_t *out_len, char *err, size_t errlen);
+
+/* 3 when text[0..len) starts with a UTF-8 byte-order mark (EF BB BF),
+ * else 0: the bytes a reader skips before the text proper. */
+size_t jsonfile_bom_len(const char *text, size_t len);
 
 /* Parses text[0..len), the contents of the file name, into the object at
  * out (the loader's own out-parameter); returns 0 or an LL_E* code with

@@ -148,6 +148,21 @@ static void test_timestamp_rebase_and_scale(void **state)
 
 #define OKL "{\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1}\n"
 
+/* A UTF-8 byte-order mark (EF BB BF, which Windows editors write) at the
+ * start of the file is skipped by the reader, so line 1 reads as the
+ * editor shows it; one anywhere else is stray bytes and refused. */
+static void test_bom(void **state)
+{
+    struct trace *t = NULL;
+    ASSERT_LOADS(trace_load, "bom_trace.jsonl", &t);
+    assert_int_equal(t->n, 2);
+    assert_int_equal(t->entries[0].prompt_tokens, 5);
+    assert_true(t->entries[1].sched_ns == 1000);
+    trace_free(t);
+    parse_bad(OKL "\xEF\xBB\xBF{\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:2:", "invalid JSON");
+}
+
 static void test_errors(void **state)
 {
     parse_bad("", "t.jsonl: empty trace", NULL);
@@ -290,4 +305,4 @@ static void test_offered_rate(void **state)
 TEST_MAIN(cmocka_unit_test(test_dump_schedule_roundtrip), cmocka_unit_test(test_all_fields),
           cmocka_unit_test(test_sorting_and_escapes),
           cmocka_unit_test(test_timestamp_rebase_and_scale), cmocka_unit_test(test_errors),
-          cmocka_unit_test(test_offered_rate))
+          cmocka_unit_test(test_bom), cmocka_unit_test(test_offered_rate))

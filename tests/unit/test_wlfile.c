@@ -35,6 +35,16 @@ static void parse_bad(const char *text, const char *a, const char *b)
     assert_rejected(rc, f, err, text, a, b, NULL);
 }
 
+/* A byte-order mark at the start of the file is skipped (jsonfile.h). */
+static void test_bom(void **state)
+{
+    struct wl_file *f = NULL;
+    ASSERT_LOADS(wl_file_load, "bom_classes.json", &f);
+    assert_int_equal(f->n, 1);
+    assert_string_equal(f->classes[0].name, "chat");
+    wl_file_free(f);
+}
+
 /* The sample file, every field. */
 static void test_sample_file(void **state)
 {
@@ -648,10 +658,10 @@ static void test_prompt_salt(void **state)
         free(tags[i]);
 }
 
-TEST_MAIN(cmocka_unit_test(test_sample_file), cmocka_unit_test(test_defaults_and_numbers),
-          cmocka_unit_test(test_api_anthropic), cmocka_unit_test(test_errors),
-          cmocka_unit_test(test_images), cmocka_unit_test(test_pick_frequencies),
-          cmocka_unit_test(test_prefix_and_cancel_draws), cmocka_unit_test(test_prompt_build),
-          cmocka_unit_test(test_prompt_salt), cmocka_unit_test(test_extra_body),
-          cmocka_unit_test(test_embeddings_no_output),
+TEST_MAIN(cmocka_unit_test(test_sample_file), cmocka_unit_test(test_bom),
+          cmocka_unit_test(test_defaults_and_numbers), cmocka_unit_test(test_api_anthropic),
+          cmocka_unit_test(test_errors), cmocka_unit_test(test_images),
+          cmocka_unit_test(test_pick_frequencies), cmocka_unit_test(test_prefix_and_cancel_draws),
+          cmocka_unit_test(test_prompt_build), cmocka_unit_test(test_prompt_salt),
+          cmocka_unit_test(test_extra_body), cmocka_unit_test(test_embeddings_no_output),
           cmocka_unit_test(test_embeddings_api_misspelt))
