@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -82,6 +83,17 @@ int jsonfile_valid_name(const char *s, size_t n, size_t max);
  * most about 40 bytes, control and non-ASCII bytes as \xHH, "..." when cut.
  * Returns out. */
 char *jsonfile_quote(const char *s, size_t len, char *out, size_t outlen);
+
+/* The value of the JSON number v (as jscan validated it) as a whole
+ * number in [lo, hi], into *out. A number whose value is exactly an
+ * integer is one, however it is written: 5, 5.0, 5e0, 0.5e1 and 1e3 are
+ * all whole; 5.5 and 1e-3 are not. Decided from the number's text, digit
+ * by digit, never through a double, so 9007199254740993.0 is exact.
+ * Returns 0; LL_E_INVAL when v is not a number or has a fraction;
+ * LL_E_RANGE when it is whole but outside [lo, hi]. *out is set only on
+ * success. Every loader reads an integer field of a user's file with this
+ * one function, and says "expected a whole number ..." when it fails. */
+int jsonfile_whole_number(const struct jscan_value *v, int64_t lo, int64_t hi, int64_t *out);
 
 /* What j is, for an error message: "an object", "an array", "a string",
  * "a number", "a boolean" or "null". */

@@ -70,13 +70,14 @@ static int bad_number(struct tparse *p, const struct jscan_value *v, const char 
     return LL_E_INVAL;
 }
 
-/* A whole number field in [lo, hi]. */
+/* A whole number field in [lo, hi], however written (5, 5.0, 5e0:
+ * jsonfile_whole_number). */
 static int get_int(struct tparse *p, const struct jscan_value *v,
                    const char *field, int64_t lo, int64_t hi,
                    const char *expect, int64_t *out)
 {
     int64_t x;
-    if (v->type != JSCAN_NUMBER || jscan_number_int64(v, &x) != 0 || x < lo || x > hi)
+    if (jsonfile_whole_number(v, lo, hi, &x) != 0)
         return bad_number(p, v, field, expect);
     *out = x;
     return 0;
