@@ -242,6 +242,45 @@ static void test_integral_floats(void **state)
               "max_tokens: expected a whole number in [1, 100000000], got 1e9", NULL);
 }
 
+/* A run's records (requests.jsonl) load as the requests it offered: id,
+ * sched_ns, prompt_tokens, max_tokens, class and session carried, the
+ * outcome passed over, whatever it was; what a trace cannot say refused. */
+static void test_records(void **state)
+{
+#define REC(id, kind, sched, extra)                                                                \
+    "{\"id\":" id ",\"kind\":\"" kind "\",\"http_status\":null,\"sched_ns\":" sched                \
+    ",\"sent_ns\":null,\"prompt_tokens\":40,\"max_tokens\":7,\"output_tokens\":0,"                 \
+    "\"warmup\":false" extra ",\"detail\":null,\"added_later\":[1]}\n"
+    struct trace *t = parse_ok(REC("3", "http_5xx", "2000", ",\"class\":\"rag\"") REC(
+        "0", "ok", "0", ",\"class\":\"chat\",\"session\":9") REC("1", "cancelled", "1000", ""));
+    assert_true(t->from_records && t->has_index);
+    assert_int_equal(t->time_field, TRACE_TIME_SCHED_NS);
+    assert_int_equal(t->n, 3);
+    for (size_t i = 0; i < 3; i++) {
+        const struct trace_entry *e = &t->entries[i];
+        assert_true(e->index == (i == 2 ? 3 : i) && e->sched_ns == i * 1000);
+        assert_true(e->prompt_tokens == 40 && e->max_tokens == 7);
+        assert_true(e->cancel_after_ns == TRACE_NONE && e->prefix_id == -1);
+    }
+    assert_string_equal(trace_class_name(t, 0), "chat");
+    assert_true(t->entries[0].session_id == 9 && t->entries[1].session_id == TRACE_NONE);
+    assert_null(trace_class_name(t, 1));
+    assert_string_equal(trace_class_name(t, 2), "rag");
+    trace_free(t);
+
+    parse_bad(REC("0", "ok", "0", ",\"images\":2"),
+              "t.jsonl:1:", "images: the request carried images");
+    parse_bad(REC("0", "ok", "0", ",\"inputs\":4"), "inputs: an embeddings request", NULL);
+    parse_bad(REC("0", "ok", "null", ""), "t.jsonl:1:", "sched_ns: null");
+    parse_bad(REC("0", "ok", "0", ",\"step\":0") REC("1", "ok", "5", ",\"step\":1"),
+              "t.jsonl:2:", "step: 1, but line 1's is 0");
+    parse_bad(REC("0", "ok", "0", "") REC("0", "ok", "5", ""), "t.jsonl:2: index: 0 repeats line 1",
+              NULL);
+    parse_bad(REC("0", "ok", "0", "") "{\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:2:1: id: missing: expected a record of requests.jsonl, like line 1", NULL);
+#undef REC
+}
+
 static void test_errors(void **state)
 {
     parse_bad("", "t.jsonl: empty trace", NULL);
@@ -384,5 +423,6 @@ static void test_offered_rate(void **state)
 TEST_MAIN(cmocka_unit_test(test_dump_schedule_roundtrip), cmocka_unit_test(test_all_fields),
           cmocka_unit_test(test_sorting_and_escapes),
           cmocka_unit_test(test_timestamp_rebase_and_scale), cmocka_unit_test(test_errors),
-          cmocka_unit_test(test_bom), cmocka_unit_test(test_whole_number),
-          cmocka_unit_test(test_integral_floats), cmocka_unit_test(test_offered_rate))
+          cmocka_unit_test(test_bom), cmocka_unit_test(test_records),
+          cmocka_unit_test(test_whole_number), cmocka_unit_test(test_integral_floats),
+          cmocka_unit_test(test_offered_rate))
