@@ -621,7 +621,9 @@ static struct harness_recs *run_part(const char *url, const char *name, const ch
  * schedule is ids 0 and 1, so shard 2 of 3 has none. Its empty window is
  * not the run's failure (llmload merge judges the whole): it exits 0
  * (run_shards fails on anything else), says so on stderr, and its
- * summary's nothing_measured is null, its page without a FAILED banner;
+ * summary's nothing_measured is null, its page without a FAILED banner
+ * but with the same note (summary.json's shard_empty; the parent's page
+ * said nothing of why it was empty);
  * merge takes it and counts the 2 that were measured. When no shard had
  * any (a Poisson first arrival at 49.7 s mean gaps past a 1 s run), the
  * merge is what measured nothing: exit 6, in its summary and on its page. */
@@ -671,12 +673,18 @@ static void test_empty_shard(void **state)
         HARNESS_HAS(err, "llmload: shard 2/3: no arrival of the schedule fell to this shard in "
                          "the window; llmload merge judges the whole run\n");
         free(err);
+        const char *note = "shard 2/3: no arrival of the schedule fell to this shard in the "
+                           "window; llmload merge judges the whole run";
         json_t *sum = harness_summary_load(dirs[2]);
         assert_int_equal(harness_num(sum, "requests.scheduled"), 0);
         assert_true(harness_is_null(sum, "nothing_measured"));
+        assert_string_equal(harness_sval(sum, "shard_empty"), note);
         json_decref(sum);
         char *page = harness_read_in(dirs[2], "report.html");
         assert_null(strstr(page, "FAILED"));
+        char banner[300];
+        snprintf(banner, sizeof banner, "<div class=\"banner closed\">%s</div>", note);
+        HARNESS_HAS(page, banner);
         free(page);
 
         snprintf(name, sizeof name, "%s-merged", cases[c].leaf);
