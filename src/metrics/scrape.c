@@ -88,6 +88,20 @@ static void point_series(struct scrape_point *p, const struct prom_scrape *ps,
     }
 }
 
+/* The latest process_start_time_seconds on the page (several processes
+ * may each export one: a restarted one is the latest), or 0. */
+static double process_start_of(const struct prom_scrape *ps)
+{
+    double latest = 0;
+    for (size_t i = 0; i < ps->n_samples; i++) {
+        const struct prom_sample *smp = &ps->samples[i];
+        if (strcmp(smp->name, "process_start_time_seconds") == 0 && isfinite(smp->value) &&
+            smp->value > latest)
+            latest = smp->value;
+    }
+    return latest;
+}
+
 int scrape_point_from_body(const char *body, size_t len, uint64_t start_abs_ns,
                            uint64_t end_abs_ns, struct scrape_point *p,
                            struct prom_scrape **parsed)
@@ -147,6 +161,8 @@ int scrape_point_from_body_as(enum engine_kind kind, const char *body, size_t le
         free(h);
         p->kv_capacity_tokens = engines_kv_capacity_tokens(p->engine, ps);
     }
+    if (p->engine != ENGINE_DCGM)
+        p->process_start_s = process_start_of(ps);
     if (parsed)
         *parsed = ps;
     else
@@ -344,6 +360,8 @@ static json_t *point_json(const struct scraper *s, const struct scrape_point *p,
         else
             json_object_set_new(o, meaning_key[m], scrape_json_count(p->value[m]));
     }
+    if (p->process_start_s > 0)
+        json_object_set_new(o, "process_start_s", json_real(p->process_start_s));
     json_t *series = NULL;
     for (int m = 0; m < ENGINE_MEANING_COUNT; m++) {
         if (!p->series_n[m] || !meaning_key[m])
