@@ -22,6 +22,7 @@
 #include "metrics/engines.h"
 #include "metrics/expose.h"
 #include "metrics/scrape.h"
+#include "metrics/scrape_int.h"
 #include "util/util.h"
 
 #define S LL_NS_PER_SEC
@@ -658,6 +659,55 @@ static int closed_port(int *fd_out)
     return ntohs(a.sin_port);
 }
 
+/* A /metrics that accepts and never answers (a listening socket nobody
+ * accepts from: the kernel completes the handshake): each scrape times
+ * out at 80% of the 200 ms interval, and the reason (the warning's) says
+ * what it took and a concrete --metrics-interval whose timeout is twice
+ * that: 2 x 0.16 s / 0.8 = 0.4 s. */
+static void test_scraper_slow_hint(void **state)
+{
+    (void)state;
+    int hold;
+    int port = closed_port(&hold);
+    assert_int_equal(listen(hold, 4), 0);
+    char url[64], err[512];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/metrics", port);
+    struct scrape_config cfg = {
+        .url = url, .interval_ns = 200 * LL_NS_PER_MS, .out_fd = -1, .quiet = 1};
+    struct scraper *s = scraper_new(&cfg, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(scraper_probe(s, err, sizeof err), LL_E_IO);
+    /* libcurl gives up a little past 160 ms: 0.4 s, or 0.5 s when it
+     * took more than 160 ms by the rounding up. */
+    const char *hint = strstr(err, "(the scrape took 0.1");
+    assert_non_null(hint);
+    assert_non_null(strstr(hint, "its timeout 0.16 s: try --metrics-interval 0."));
+    double iv = strtod(strstr(hint, "interval ") + 9, NULL);
+    assert_true(iv >= 0.4 - 1e-9 && iv <= 0.5 + 1e-9);
+    assert_non_null(strstr(hint, "s, each scrape then gets 0."));
+    scraper_free(s);
+    close(hold);
+
+    /* The rule alone: under the timeout, nothing; a connection that
+     * timed out, nothing; past the 2 s cap, the interval that gives it,
+     * or that none helps. */
+    snprintf(err, sizeof err, "x");
+    scrape_slow_hint("scrape", 100 * LL_NS_PER_MS, 160 * LL_NS_PER_MS, 2 * S, err, sizeof err);
+    assert_string_equal(err, "x");
+    snprintf(err, sizeof err, "Connection timed out after 160 milliseconds");
+    scrape_slow_hint("scrape", 160 * LL_NS_PER_MS, 160 * LL_NS_PER_MS, 2 * S, err, sizeof err);
+    assert_string_equal(err, "Connection timed out after 160 milliseconds");
+    snprintf(err, sizeof err, "x");
+    scrape_slow_hint("query", 1600 * LL_NS_PER_MS, 1600 * LL_NS_PER_MS, 2 * S, err, sizeof err);
+    assert_string_equal(err, "x (the query took 1.60 s, its timeout 1.60 s: try "
+                             "--metrics-interval 2.5s, each query then gets 2.00 s, the most "
+                             "any gets)");
+    snprintf(err, sizeof err, "x");
+    scrape_slow_hint("scrape", 2 * S, 2 * S, 2 * S, err, sizeof err);
+    assert_string_equal(err, "x (the scrape took 2.00 s, the most any scrape gets whatever "
+                             "--metrics-interval: this endpoint is too slow for it)");
+}
+
 static void test_scraper_closed_port(void **state)
 {
     int hold;
@@ -1225,6 +1275,7 @@ int main(void)
         cmocka_unit_test(test_scraper_closed_port),
         cmocka_unit_test(test_counter_reset_per_series),
         cmocka_unit_test(test_counter_restart_climbed),
+        cmocka_unit_test(test_scraper_slow_hint),
         cmocka_unit_test(test_counter_two_models),
         cmocka_unit_test(test_triton_ensemble),
         cmocka_unit_test(test_counter_absent_at_baseline),
