@@ -4,7 +4,7 @@
  * and each line is either blank, a comment ("# TYPE" is the only one that
  * matters; "# EOF" stops the parse), or a sample:
  *
- *     name [{label="value",...}] value [timestamp_ms] [# exemplar...]
+ *     name [{label="value",...}] value [timestamp] [# exemplar...]
  *
  * Each sample's strings are copied, NUL-terminated and unescaped, into one
  * scratch buffer that is reused line after line, so a parse costs one
@@ -120,7 +120,28 @@ int prom_parse_value(const char *s, size_t len, double *out)
     return 0;
 }
 
-/* An optional sign and decimal digits, within int64. */
+/* OpenMetrics' timestamp: a decimal number of seconds with a fraction or
+ * an exponent (1520879607.789, 1.5e9), as milliseconds rounded to the
+ * nearest, within int64. Not Inf or NaN. */
+static int parse_timestamp_s(const char *s, size_t len, int64_t *out)
+{
+    double v;
+    for (size_t i = 0; i < len; i++)
+        if (!is_digit(s[i]) && s[i] != '.' && s[i] != 'e' && s[i] != 'E' && s[i] != '+' &&
+            s[i] != '-')
+            return LL_E_INVAL;
+    if (prom_parse_value(s, len, &v) != 0 || !isfinite(v) || fabs(v) >= 9.2e15)
+        return LL_E_INVAL;
+    *out = (int64_t)llround(v * 1000);
+    return 0;
+}
+
+/* A sample's timestamp as milliseconds. An optional sign and decimal
+ * digits, within int64, is the text format's integer milliseconds; a
+ * number with a fraction or exponent is OpenMetrics' seconds
+ * (parse_timestamp_s). An OpenMetrics integer (seconds) reads as
+ * milliseconds: without the Content-Type the two cannot be told apart,
+ * and nothing in llmload uses a timestamp; the line is not refused. */
 static int parse_timestamp(const char *s, size_t len, int64_t *out)
 {
     char tmp[32];
@@ -134,7 +155,7 @@ static int parse_timestamp(const char *s, size_t len, int64_t *out)
         return LL_E_INVAL;
     for (; i < len; i++)
         if (!is_digit(s[i]))
-            return LL_E_INVAL;
+            return parse_timestamp_s(s, len, out);
     memcpy(tmp, s, len);
     tmp[len] = '\0';
     errno = 0;

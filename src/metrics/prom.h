@@ -70,7 +70,11 @@ struct prom_sample {
     size_t n_labels;
     double value;                 /* may be +Inf, -Inf or NaN */
     int has_timestamp;            /* 1 when a timestamp followed the value */
-    int64_t timestamp_ms;         /* milliseconds since the Unix epoch */
+    int64_t timestamp_ms;         /* milliseconds since the Unix epoch: the
+                                   * text format's integer as written, or
+                                   * OpenMetrics' fractional seconds x 1000,
+                                   * rounded. An OpenMetrics integer (seconds)
+                                   * reads as ms: the parser cannot tell. */
     size_t line;                  /* 1-based line number in the body */
 };
 

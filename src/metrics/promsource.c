@@ -330,6 +330,8 @@ static int query_once(struct promsource *m, char *err, size_t errlen)
     double age_s = 0;
     if (frc != 0) {
         rc = frc == LL_E_FULL ? LL_E_PROTO : LL_E_IO;
+        if (rc == LL_E_IO)
+            scrape_slow_hint("query", dur, m->opts.timeout_ns, PROMSOURCE_TIMEOUT_NS, err, errlen);
     } else if (m->resp.status != 200) {
         err[0] = '\0';
         http_reason(&m->resp, err, errlen);

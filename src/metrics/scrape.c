@@ -88,6 +88,20 @@ static void point_series(struct scrape_point *p, const struct prom_scrape *ps,
     }
 }
 
+/* The latest process_start_time_seconds on the page (several processes
+ * may each export one: a restarted one is the latest), or 0. */
+static double process_start_of(const struct prom_scrape *ps)
+{
+    double latest = 0;
+    for (size_t i = 0; i < ps->n_samples; i++) {
+        const struct prom_sample *smp = &ps->samples[i];
+        if (strcmp(smp->name, "process_start_time_seconds") == 0 && isfinite(smp->value) &&
+            smp->value > latest)
+            latest = smp->value;
+    }
+    return latest;
+}
+
 int scrape_point_from_body(const char *body, size_t len, uint64_t start_abs_ns,
                            uint64_t end_abs_ns, struct scrape_point *p,
                            struct prom_scrape **parsed)
@@ -147,6 +161,8 @@ int scrape_point_from_body_as(enum engine_kind kind, const char *body, size_t le
         free(h);
         p->kv_capacity_tokens = engines_kv_capacity_tokens(p->engine, ps);
     }
+    if (p->engine != ENGINE_DCGM)
+        p->process_start_s = process_start_of(ps);
     if (parsed)
         *parsed = ps;
     else
@@ -344,6 +360,8 @@ static json_t *point_json(const struct scraper *s, const struct scrape_point *p,
         else
             json_object_set_new(o, meaning_key[m], scrape_json_count(p->value[m]));
     }
+    if (p->process_start_s > 0)
+        json_object_set_new(o, "process_start_s", json_real(p->process_start_s));
     json_t *series = NULL;
     for (int m = 0; m < ENGINE_MEANING_COUNT; m++) {
         if (!p->series_n[m] || !meaning_key[m])
@@ -449,6 +467,37 @@ static void keep_locked(struct scraper *s, struct scrape_point *p, json_t *line)
     }
 }
 
+void scrape_slow_hint(const char *what, uint64_t took_ns, uint64_t timeout_ns, uint64_t cap_ns,
+                      char *err, size_t errlen)
+{
+    /* libcurl gives up within a millisecond of its timeout. A connection
+     * that timed out ("Failed to connect ... Timeout was reached",
+     * "Connection timed out") is a dead or filtered host, not a slow page. */
+    if (!timeout_ns || took_ns + LL_NS_PER_MS < timeout_ns || strstr(err, "onnect"))
+        return;
+    size_t n = strlen(err);
+    if (n >= errlen)
+        return;
+    double took_s = (double)took_ns / 1e9, cap_s = (double)cap_ns / 1e9;
+    /* The interval whose timeout (80% of it) is twice the scrape's time. */
+    double want_s = ceil(2 * took_s / 0.8 * 10 - 1e-9) / 10;
+    if (2 * took_s <= cap_s)
+        snprintf(err + n, errlen - n,
+                 " (the %s took %.2f s, its timeout %.2f s: try --metrics-interval %.1fs, "
+                 "each %s then gets %.2f s)",
+                 what, took_s, (double)timeout_ns / 1e9, want_s, what, want_s * 0.8);
+    else if (timeout_ns + LL_NS_PER_MS < cap_ns)
+        snprintf(err + n, errlen - n,
+                 " (the %s took %.2f s, its timeout %.2f s: try --metrics-interval %.1fs, "
+                 "each %s then gets %.2f s, the most any gets)",
+                 what, took_s, (double)timeout_ns / 1e9, cap_s / 0.8, what, cap_s);
+    else
+        snprintf(err + n, errlen - n,
+                 " (the %s took %.2f s, the most any %s gets whatever "
+                 "--metrics-interval: this endpoint is too slow for it)",
+                 what, took_s, what);
+}
+
 /* One GET, parse, keep and write. Returns 0 when ok, else LL_E_IO (could
  * not fetch) or LL_E_PROTO (fetched garbage), with a reason in err. */
 static int scrape_once(struct scraper *s, char *err, size_t errlen)
@@ -469,6 +518,8 @@ static int scrape_once(struct scraper *s, char *err, size_t errlen)
         rc = LL_E_PROTO; /* err: "body larger than SCRAPE_MAX_BODY_BYTES bytes" */
     } else if (frc != 0) {
         rc = LL_E_IO;
+        scrape_slow_hint("scrape", end - start, s->cfg.timeout_ns, SCRAPE_RUN_TIMEOUT_NS, err,
+                         errlen);
     } else if (s->resp.status != 200) {
         snprintf(err, errlen, "HTTP %ld", s->resp.status);
         rc = LL_E_PROTO;

@@ -68,6 +68,15 @@ struct scrape_point {
      * written before 2026-12 (the join then has only the sum). Owned. */
     size_t series_n[ENGINE_MEANING_COUNT];
     struct scrape_counter_series *series[ENGINE_MEANING_COUNT];
+    /* The server process's start, process_start_time_seconds (Unix
+     * seconds; the latest when the page has several), as Python's and
+     * Go's Prometheus clients export it; 0 when the page has none, and
+     * always for GPU telemetry (a DCGM exporter's restart does not reset
+     * the driver's energy counter). When it changes between two scrapes
+     * the server restarted, and the join counts every counter from 0 at
+     * the later one, even one that has already climbed past its old
+     * value (docs/server-metrics.md). */
+    double process_start_s;
 };
 
 /* Fill *p from one scrape body (len bytes, need not be NUL-terminated)
@@ -137,6 +146,14 @@ struct scrape_counter {
     uint32_t resets;
 };
 
+/* The words said wherever a server figure counted across a reset is
+ * shown (the terminal, summary.json's "lower_bound_note", the run page):
+ * one home. */
+#define SCRAPE_LOWER_BOUND_NOTE                                                                    \
+    "a counter reset (the server restarted): what it counted between the last scrape "             \
+    "before the restart and the restart is lost, so the server's counts across it are "            \
+    "lower bounds"
+
 /* Which scrapes a window's counter and histogram deltas run between. */
 enum scrape_span {
     /* The last ok scrape at or before t0 to the first at or after t1
@@ -166,6 +183,11 @@ struct scrape_join {
     uint64_t window_from_abs_ns, window_to_abs_ns, step_ns;
     struct scrape_counter preemptions, prompt_tokens, generation_tokens,
         request_success;
+    /* Server restarts in the span seen by process_start_time_seconds
+     * changing (scrape_point.process_start_s), and the first one's
+     * scrapes: the last before it and the first after (0 when none). */
+    uint32_t restarts;
+    uint64_t restart_from_abs_ns, restart_to_abs_ns;
     /* The series' model (scrape_series_set_model), cut to fit; "" none.
      * model_named: some counter's series named their model; model_matched:
      * some were the run's model's (the counters kept only those);

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "metrics/engines.h"
@@ -71,6 +72,17 @@ void scrape_thread_end(pthread_mutex_t *lock, pthread_cond_t *wake, int *stop, p
  * *stop (read under lock) is set. */
 void scrape_tick_loop(pthread_mutex_t *lock, pthread_cond_t *wake, const int *stop,
                       uint64_t interval_ns, void (*once)(void *ud), void *ud);
+
+/* When a scrape or query (what: "scrape", "query") failed after took_ns, at or past its timeout
+ * timeout_ns (a slow /metrics, not a dead one), append to err (a
+ * NUL-terminated reason of errlen bytes) what it took and a concrete
+ * --metrics-interval: one whose timeout (80% of it, at most cap_ns) is
+ * twice what the scrape took, rounded up to 100 ms; or, when even the
+ * longest timeout cap_ns is not twice that, the interval that gives
+ * cap_ns, or that no interval helps. Nothing when took_ns is under the
+ * timeout (it failed for another reason). */
+void scrape_slow_hint(const char *what, uint64_t took_ns, uint64_t timeout_ns, uint64_t cap_ns,
+                      char *err, size_t errlen);
 
 /* A JSON number, or "+Inf" / "-Inf" / "NaN" as a string (JSON has none). */
 json_t *scrape_json_num(double v);

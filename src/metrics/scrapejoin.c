@@ -52,6 +52,36 @@ static int absent_is_zero(const struct scrape_point *a, const struct scrape_poin
            a->engine != ENGINE_DCGM;
 }
 
+/* 1 when the server restarted between ok points a and b: both have a
+ * process start time and it moved (by more than a millisecond: the file
+ * keeps 15 digits). A counter may then have climbed past its old value
+ * by b, which the going-down rule cannot see. */
+static int restarted(const struct scrape_point *a, const struct scrape_point *b)
+{
+    return a->process_start_s > 0 && b->process_start_s > 0 &&
+           fabs(a->process_start_s - b->process_start_s) > 1e-3;
+}
+
+/* Count the restarts between consecutive ok points from a to b that
+ * have a process start time, and keep the first one's two scrapes. */
+static void restarts_over(const struct scrape_series *s, size_t a, size_t b,
+                          struct scrape_join *out)
+{
+    size_t last = SIZE_MAX;
+    for (size_t i = a; i <= b; i++) {
+        const struct scrape_point *p = &s->pts[i];
+        if (!p->ok || !(p->process_start_s > 0))
+            continue;
+        if (last != SIZE_MAX && restarted(&s->pts[last], p)) {
+            if (!out->restarts++) {
+                out->restart_from_abs_ns = point_time(&s->pts[last]);
+                out->restart_to_abs_ns = point_time(p);
+            }
+        }
+        last = i;
+    }
+}
+
 /* 1 when every ok point from a to b that has meaning m kept its label
  * sets apart (scrape_point.series). */
 static int series_kept(const struct scrape_series *s, size_t a, size_t b, enum engine_meaning m)
@@ -137,17 +167,23 @@ static void counter_by_series(const struct scrape_series *s, size_t a, size_t b,
     for (size_t j = 0; j < n; j++)
         if (!series_value(&s->pts[a], m, names[j], &prev[j]))
             prev[j] = 0;
+    size_t last = a;
     for (size_t i = a + 1; i <= b; i++) {
         const struct scrape_point *p = &s->pts[i];
         if (!p->ok || !p->present[m])
             continue;
-        int reset = 0;
+        /* A restart: every set counts from 0 again, those p lacks too. */
+        int restart = restarted(&s->pts[last], p), reset = restart;
+        last = i;
         for (size_t j = 0; j < n; j++) {
             double v;
-            if (!series_value(p, m, names[j], &v))
+            if (!series_value(p, m, names[j], &v)) {
+                if (restart)
+                    prev[j] = 0;
                 continue;
+            }
             double d = v - prev[j];
-            if (d < 0) {
+            if (d < 0 || restart) {
                 d = v;
                 reset = 1;
             }
@@ -187,12 +223,15 @@ static void counter_over(const struct scrape_series *s, size_t a, size_t b, enum
         return;
     }
     double prev = pa->present[m] ? pa->value[m] : 0;
+    size_t last = a;
     for (size_t i = a + 1; i <= b; i++) {
         const struct scrape_point *p = &s->pts[i];
         if (!p->ok || !p->present[m])
             continue;
         double d = p->value[m] - prev;
-        if (d < 0) {
+        int restart = restarted(&s->pts[last], p);
+        last = i;
+        if (d < 0 || restart) {
             /* Several GPUs' energy falls when one GPU's counter restarts
              * (its exporter or driver did): the sum's new value holds every
              * other GPU's whole count (one of two 100 W GPUs reset read
@@ -277,16 +316,19 @@ static void ttft_over(const struct scrape_series *s, size_t a, size_t b, struct 
     }
     acc->n_buckets = prev->n_buckets;
     memcpy(acc->le, prev->le, prev->n_buckets * sizeof(double));
+    size_t last = a;
     for (size_t i = a + 1; i <= b; i++) {
         const struct scrape_point *p = &s->pts[i];
         if (!p->ok || !p->ttft_n || point_hist(p, cur) != 0)
             continue;
+        int restart = restarted(&s->pts[last], p);
+        last = i;
         if (!acc->n_buckets) {
             acc->n_buckets = cur->n_buckets;
             memcpy(acc->le, cur->le, cur->n_buckets * sizeof(double));
         }
         struct prom_histogram d;
-        int rc = prom_histogram_delta(cur, prev, &d);
+        int rc = restart ? LL_E_RANGE : prom_histogram_delta(cur, prev, &d);
         if (rc == LL_E_RANGE)
             d = *cur; /* a reset: what the server counted since it restarted */
         else if (rc != 0)
@@ -300,8 +342,8 @@ static void ttft_over(const struct scrape_series *s, size_t a, size_t b, struct 
         *prev = *cur;
     }
     out->ttft_present = 1;
-    size_t last = acc->n_buckets ? acc->n_buckets - 1 : 0;
-    out->ttft_count = acc->n_buckets ? acc->count[last] : 0;
+    size_t top = acc->n_buckets ? acc->n_buckets - 1 : 0;
+    out->ttft_count = acc->n_buckets ? acc->count[top] : 0;
     if (out->ttft_count > 0 && prom_histogram_quantile(acc, 0.5, &out->ttft_p50_s) == 0 &&
         prom_histogram_quantile(acc, 0.99, &out->ttft_p99_s) == 0) {
         out->ttft_quantiles = 1;
@@ -412,6 +454,7 @@ int scrape_series_join(const struct scrape_series *s, uint64_t t0_abs_ns, uint64
     out->span_to_abs_ns = point_time(&s->pts[b]);
     if (s->model)
         snprintf(out->model, sizeof out->model, "%s", s->model);
+    restarts_over(s, a, b, out);
     counter_over(s, a, b, ENGINE_M_PREEMPTIONS, &out->preemptions, out);
     counter_over(s, a, b, ENGINE_M_PROMPT_TOKENS, &out->prompt_tokens, out);
     counter_over(s, a, b, ENGINE_M_GENERATION_TOKENS, &out->generation_tokens, out);
@@ -479,8 +522,39 @@ static void print_counter(FILE *f, const char *name, const struct scrape_counter
         fprintf(f, "  %-20s server %.0f", name, c->delta);
     }
     if (c->resets)
-        fprintf(f, "   (%u counter resets)", c->resets);
+        fprintf(f, "   (%u counter reset%s: a lower bound)", c->resets, c->resets == 1 ? "" : "s");
     fputc('\n', f);
+}
+
+/* Seconds from the origin to t (CLOCK_MONOTONIC); t itself, in s, when
+ * the origin is later or unknown. */
+static double since_origin_s(uint64_t t_abs_ns, uint64_t origin_abs_ns)
+{
+    return (double)(t_abs_ns >= origin_abs_ns ? t_abs_ns - origin_abs_ns : t_abs_ns) / 1e9;
+}
+
+/* Any counter of the join counted across a reset. */
+static int any_reset(const struct scrape_join *j)
+{
+    return j->preemptions.resets || j->prompt_tokens.resets || j->generation_tokens.resets ||
+           j->request_success.resets;
+}
+
+/* Under the counters: the restart process_start_time_seconds showed, and
+ * when a counter was counted across a reset, why its figure is a lower
+ * bound (SCRAPE_LOWER_BOUND_NOTE). */
+static void print_restarts(FILE *f, const struct scrape_join *j, uint64_t origin_abs_ns)
+{
+    if (j->restarts)
+        fprintf(f,
+                "  %-20s server restarted between scrapes at +%.1f s and +%.1f s "
+                "(process_start_time_seconds changed; %u restart%s): its counters count from 0 "
+                "there\n",
+                "restart", since_origin_s(j->restart_from_abs_ns, origin_abs_ns),
+                since_origin_s(j->restart_to_abs_ns, origin_abs_ns), j->restarts,
+                j->restarts == 1 ? "" : "s");
+    if (any_reset(j))
+        fprintf(f, "  %-20s %s\n", "lower bound", SCRAPE_LOWER_BOUND_NOTE);
 }
 
 /* Under the token lines, when requests that had begun their output did
@@ -548,6 +622,7 @@ void scrape_join_print_source(FILE *f, const struct scrape_join *j, int join_rc,
     print_counter(f, "generation tokens", &j->generation_tokens, "received",
                   c ? c->output_tokens : NAN);
     print_counter(f, "requests finished", &j->request_success, "ok", c ? c->completed_ok : NAN);
+    print_restarts(f, j, src->origin_abs_ns);
     print_failed_started(f, j, c);
     if (j->ttft_quantiles) {
         char a[16], b[16], ca[16], cb[16];
@@ -579,6 +654,9 @@ static json_t *counter_json(const struct scrape_counter *c, double client)
     json_t *o = json_object();
     json_object_set_new(o, "delta", scrape_json_count(c->delta));
     json_object_set_new(o, "resets", json_integer(c->resets));
+    /* Counted across a reset: what the server counted just before the
+     * restart is lost (SCRAPE_LOWER_BOUND_NOTE). */
+    json_object_set_new(o, "lower_bound", json_boolean(c->resets > 0));
     if (isfinite(client))
         json_object_set_new(o, "client", scrape_json_count(client));
     return o;
@@ -637,6 +715,14 @@ json_t *scrape_join_json_source(const struct scrape_join *j, int join_rc,
     json_object_set_new(o, "generation_tokens", gt);
     json_object_set_new(o, "request_success",
                         counter_json(&j->request_success, c ? c->completed_ok : NAN));
+    json_object_set_new(o, "restarts", json_integer(j->restarts));
+    if (j->restarts)
+        json_object_set_new(o, "restart_between_s",
+                            json_pack("[f,f]",
+                                      since_origin_s(j->restart_from_abs_ns, src->origin_abs_ns),
+                                      since_origin_s(j->restart_to_abs_ns, src->origin_abs_ns)));
+    if (any_reset(j))
+        json_object_set_new(o, "lower_bound_note", json_string(SCRAPE_LOWER_BOUND_NOTE));
     if (j->ttft_present) {
         json_t *t = json_object();
         json_object_set_new(t, "count", scrape_json_count(j->ttft_count));

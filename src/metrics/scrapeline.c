@@ -162,6 +162,10 @@ static int ok_fields(const json_t *o, struct scrape_point *p, int gpu, char *err
     }
     if (gpu)
         return 0;
+    const json_t *ps = json_object_get(o, "process_start_s");
+    if (ps && (!json_is_number(ps) || !(json_number_value(ps) > 0)))
+        return fail(err, errlen, "process_start_s: expected a positive number of seconds");
+    p->process_start_s = ps ? json_number_value(ps) : 0;
     int rc = series_of(o, p, err, errlen);
     return rc ? rc : ttft_of(o, p, err, errlen);
 }

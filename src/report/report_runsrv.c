@@ -146,8 +146,8 @@ static void srv_counter(struct strbuf *b, const json_t *srv, const char *key, co
     const json_t *resets = json_object_get(c, "resets");
     char named[128];
     if (json_is_integer(resets) && json_integer_value(resets) > 0)
-        snprintf(named, sizeof named, "%s (%lld counter resets)", label,
-                 (long long)json_integer_value(resets));
+        snprintf(named, sizeof named, "%s (%lld counter reset%s: a lower bound)", label,
+                 (long long)json_integer_value(resets), json_integer_value(resets) == 1 ? "" : "s");
     else
         snprintf(named, sizeof named, "%s", label);
     srv_row_open(b, key, named);
@@ -228,6 +228,22 @@ static void srv_notes(struct strbuf *b, const json_t *srv)
         strbuf_puts(b, "] s, p99 in (");
         srv_bounds(b, b99);
         strbuf_puts(b, "] s.</p>\n");
+    }
+    const json_t *rs = json_object_get(srv, "restart_between_s");
+    if (json_array_size(rs) == 2) {
+        strbuf_printf(b,
+                      "<p class=\"note\" id=\"server-restart\">The server restarted between "
+                      "the scrapes at +%.1f s and +%.1f s (process_start_time_seconds changed): "
+                      "its counters count from 0 there.</p>\n",
+                      json_number_value(json_array_get(rs, 0)),
+                      json_number_value(json_array_get(rs, 1)));
+    }
+    /* The words are scrapejoin.c's (summary.json carries them). */
+    const char *lb = json_string_value(json_object_get(srv, "lower_bound_note"));
+    if (lb) {
+        strbuf_puts(b, "<p class=\"note\" id=\"server-lower-bound\">Lower bound: ");
+        strbuf_put_xml(b, lb);
+        strbuf_puts(b, ".</p>\n");
     }
     double begun = srv_num(srv, "prompt_tokens.client_not_ok_begun");
     if (begun > 0) {

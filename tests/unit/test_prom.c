@@ -148,24 +148,43 @@ static void test_values(void **state)
 
 static void test_timestamps(void **state)
 {
+    /* The text format's integer milliseconds, and OpenMetrics' seconds
+     * with a fraction or an exponent (as ms, rounded): neither refused. */
     struct prom_scrape *s = test_prom_parse("a 1 1700000000123\n"
                                             "b 2 -1000\n"
-                                            "c 3 1.5\n" /* OpenMetrics seconds: bad */
+                                            "c 3 1.5\n"
                                             "d 4 99999999999999999999\n" /* beyond int64: bad */
                                             "e 5 12 extra\n"             /* junk after timestamp */
-                                            "f 6\t\t 7 \t\n");
-    assert_int_equal(s->n_samples, 3);
+                                            "f 6\t\t 7 \t\n"
+                                            "g 7 1700000000.123 # {a=\"b\"} 1\n"
+                                            "h 8 1.7e9\n"
+                                            "i 9 -0.0015\n"
+                                            "j 10 1.5.5\n"  /* bad */
+                                            "k 11 NaN\n"    /* bad */
+                                            "l 12 1e300\n"  /* beyond int64 ms: bad */
+                                            "m 13 0x10\n"); /* bad */
+    assert_int_equal(s->n_samples, 7);
     assert_true(s->samples[0].timestamp_ms == 1700000000123LL);
     assert_true(s->samples[1].timestamp_ms == -1000);
-    assert_string_equal(s->samples[2].name, "f");
-    assert_true(s->samples[2].value == 6.0);
-    assert_true(s->samples[2].timestamp_ms == 7);
-    assert_int_equal(s->stats.bad_lines, 3);
-    assert_int_equal(s->stats.bad_line_no[0], 3);
-    assert_int_equal(s->stats.bad_line_no[1], 4);
-    assert_int_equal(s->stats.bad_line_no[2], 5);
+    assert_string_equal(s->samples[2].name, "c");
+    assert_int_equal(s->samples[2].has_timestamp, 1);
+    assert_true(s->samples[2].timestamp_ms == 1500);
+    assert_string_equal(s->samples[3].name, "f");
+    assert_true(s->samples[3].value == 6.0);
+    assert_true(s->samples[3].timestamp_ms == 7);
+    assert_string_equal(s->samples[4].name, "g");
+    assert_true(s->samples[4].value == 7.0);
+    assert_true(s->samples[4].timestamp_ms == 1700000000123LL);
+    assert_true(s->samples[5].timestamp_ms == 1700000000000LL);
+    assert_true(s->samples[6].timestamp_ms == -2); /* -1.5 ms rounds away from 0 */
+    assert_int_equal(s->stats.bad_lines, 6);
+    assert_int_equal(s->stats.bad_line_no[0], 4);
+    assert_int_equal(s->stats.bad_line_no[1], 5);
+    assert_int_equal(s->stats.bad_line_no[2], 10);
     assert_string_equal(s->stats.bad_reason[0], "bad timestamp");
-    assert_string_equal(s->stats.bad_reason[2], "junk after value");
+    assert_string_equal(s->stats.bad_reason[1], "junk after value");
+    for (size_t i = 2; i < 6; i++)
+        assert_string_equal(s->stats.bad_reason[i], "bad timestamp");
     prom_scrape_free(s);
 }
 

@@ -477,11 +477,15 @@ static void test_server_caveats(void **state)
         "\"prompt_reported\":4,\"prompt_ratio\":1.0},"
         "\"server\":{\"url\":\"http://127.0.0.1:9/metrics\",\"scrapes\":5,\"failed\":0,"
         "\"engine\":\"vllm\",\"generation_tokens\":{\"delta\":40,\"resets\":2,"
-        "\"client\":40}}}";
+        "\"lower_bound\":true,\"client\":40},\"restarts\":1,"
+        "\"restart_between_s\":[2.005,3.005],\"lower_bound_note\":\"the words & why\"}}";
     char *doc = render_with(sum, "/nonexistent/hist.jsonl");
     assert_well_formed(doc);
     assert_non_null(strstr(doc, "<tr id=\"srv-generation_tokens\"><td class=\"l\">generation "
-                                "tokens (2 counter resets)</td>"));
+                                "tokens (2 counter resets: a lower bound)</td>"));
+    /* A restart, and the lower bound's words as summary.json has them. */
+    assert_non_null(strstr(doc, "The server restarted between the scrapes at +2.0 s and +3.0 s"));
+    assert_non_null(strstr(doc, "id=\"server-lower-bound\">Lower bound: the words &amp; why."));
     assert_null(strstr(doc, "tokens.workload_cached_share"));
     assert_non_null(strstr(doc, "id=\"tokens.prompt_ratio\""));
     free(doc);

@@ -22,6 +22,7 @@
 #include "metrics/engines.h"
 #include "metrics/expose.h"
 #include "metrics/scrape.h"
+#include "metrics/scrape_int.h"
 #include "util/util.h"
 
 #define S LL_NS_PER_SEC
@@ -385,6 +386,98 @@ static void test_counter_reset_per_series(void **state)
     scrape_series_reset(&s);
 }
 
+/* A restart the going-down rule misses: by the next scrape the restarted
+ * server's counters have climbed past their old values. Only
+ * process_start_time_seconds says so: every counter, each label set and
+ * the TTFT histogram count from 0 at the scrape after it. */
+static void add_started(struct scrape_series *s, double t_s, const struct fake *f, double start_s)
+{
+    char *body = fake_body(f);
+    char page[4400];
+    snprintf(page, sizeof page, "%sprocess_start_time_seconds %.3f\n", body, start_s);
+    free(body);
+    struct scrape_point p;
+    uint64_t t = (uint64_t)(t_s * 1e9);
+    assert_int_equal(scrape_point_from_body(page, strlen(page), t, t + 10 * LL_NS_PER_MS, &p, NULL),
+                     0);
+    ASSERT_NEAR(p.process_start_s, start_s, 1e-6);
+    assert_int_equal(scrape_series_add(s, &p), 0);
+}
+
+static void test_counter_restart_climbed(void **state)
+{
+    (void)state;
+    struct scrape_series s;
+    scrape_series_init(&s);
+    /* gen 100 -> 200; the server restarts and reaches 250 by the next
+     * scrape (> 200: no drop), then 300. The increase is 100 + 250 + 50
+     * = 400 with one reset; read as plain rises it would be 200. The
+     * same for requests (10 -> 20, restart, 25 -> 30: 10 + 25 + 5) and
+     * the TTFT histogram (4 -> 6 observations, restart, 7 -> 8: 2 + 7 + 1). */
+    struct fake f = {.gen = 100, .success = 10, .ttft = {4}};
+    add_started(&s, 1, &f, 1700000000.25);
+    f.gen = 200, f.success = 20, f.ttft[0] = 6;
+    add_started(&s, 2, &f, 1700000000.25);
+    f.gen = 250, f.success = 25, f.ttft[0] = 7;
+    add_started(&s, 3, &f, 1700000002.5);
+    f.gen = 300, f.success = 30, f.ttft[0] = 8;
+    add_started(&s, 4, &f, 1700000002.5);
+    struct scrape_join j;
+    assert_int_equal(scrape_series_join(&s, 0, 5 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.generation_tokens.delta, 400, 0);
+    assert_int_equal(j.generation_tokens.resets, 1);
+    ASSERT_NEAR(j.request_success.delta, 40, 0);
+    assert_int_equal(j.request_success.resets, 1);
+    ASSERT_NEAR(j.ttft_count, 10, 0);
+    assert_int_equal(j.restarts, 1);
+    assert_true(j.restart_from_abs_ns == 2 * S + 5 * LL_NS_PER_MS);
+    assert_true(j.restart_to_abs_ns == 3 * S + 5 * LL_NS_PER_MS);
+
+    /* Said on the terminal and in summary.json, with why the figure is a
+     * lower bound. */
+    struct scrape_source src = {"http://127.0.0.1:1/metrics", 4, 0, 0};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&text, &len);
+    scrape_join_print_source(mf, &j, 0, NULL, &src);
+    fclose(mf);
+    assert_non_null(strstr(text, "server restarted between scrapes at +2.0 s and +3.0 s"));
+    assert_non_null(strstr(text, "(1 counter reset: a lower bound)"));
+    assert_non_null(strstr(text, SCRAPE_LOWER_BOUND_NOTE));
+    free(text);
+    json_t *o = scrape_join_json_source(&j, 0, NULL, &src);
+    assert_int_equal(json_integer_value(json_object_get(o, "restarts")), 1);
+    assert_true(
+        json_is_true(json_object_get(json_object_get(o, "generation_tokens"), "lower_bound")));
+    /* Every counter of the source was reset there, one that stood still too. */
+    assert_true(json_is_true(json_object_get(json_object_get(o, "prompt_tokens"), "lower_bound")));
+    ASSERT_NEAR(json_number_value(json_array_get(json_object_get(o, "restart_between_s"), 0)),
+                2.005, 1e-9);
+    assert_string_equal(json_string_value(json_object_get(o, "lower_bound_note")),
+                        SCRAPE_LOWER_BOUND_NOTE);
+    json_decref(o);
+    scrape_series_reset(&s);
+
+    /* The same start time throughout (or none): plain rises, no restart. */
+    scrape_series_init(&s);
+    f.gen = 100;
+    add_started(&s, 1, &f, 1700000000.25);
+    f.gen = 250;
+    add_started(&s, 2, &f, 1700000000.25);
+    f.gen = 300;
+    add_fake(&s, 3, &f);
+    assert_int_equal(scrape_series_join(&s, 0, 4 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.generation_tokens.delta, 200, 0);
+    assert_int_equal(j.generation_tokens.resets, 0);
+    assert_int_equal(j.restarts, 0);
+    o = scrape_join_json_source(&j, 0, NULL, &src);
+    assert_null(json_object_get(o, "lower_bound_note"));
+    assert_true(
+        json_is_false(json_object_get(json_object_get(o, "generation_tokens"), "lower_bound")));
+    json_decref(o);
+    scrape_series_reset(&s);
+}
+
 /* Two models on one server: the run's model's counters alone; without a
  * model, or a model no series names, every model's summed (and the
  * terminal says so). */
@@ -564,6 +657,55 @@ static int closed_port(int *fd_out)
     assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
     *fd_out = fd;
     return ntohs(a.sin_port);
+}
+
+/* A /metrics that accepts and never answers (a listening socket nobody
+ * accepts from: the kernel completes the handshake): each scrape times
+ * out at 80% of the 200 ms interval, and the reason (the warning's) says
+ * what it took and a concrete --metrics-interval whose timeout is twice
+ * that: 2 x 0.16 s / 0.8 = 0.4 s. */
+static void test_scraper_slow_hint(void **state)
+{
+    (void)state;
+    int hold;
+    int port = closed_port(&hold);
+    assert_int_equal(listen(hold, 4), 0);
+    char url[64], err[512];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/metrics", port);
+    struct scrape_config cfg = {
+        .url = url, .interval_ns = 200 * LL_NS_PER_MS, .out_fd = -1, .quiet = 1};
+    struct scraper *s = scraper_new(&cfg, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(scraper_probe(s, err, sizeof err), LL_E_IO);
+    /* libcurl gives up a little past 160 ms: 0.4 s, or 0.5 s when it
+     * took more than 160 ms by the rounding up. */
+    const char *hint = strstr(err, "(the scrape took 0.1");
+    assert_non_null(hint);
+    assert_non_null(strstr(hint, "its timeout 0.16 s: try --metrics-interval 0."));
+    double iv = strtod(strstr(hint, "interval ") + 9, NULL);
+    assert_true(iv >= 0.4 - 1e-9 && iv <= 0.5 + 1e-9);
+    assert_non_null(strstr(hint, "s, each scrape then gets 0."));
+    scraper_free(s);
+    close(hold);
+
+    /* The rule alone: under the timeout, nothing; a connection that
+     * timed out, nothing; past the 2 s cap, the interval that gives it,
+     * or that none helps. */
+    snprintf(err, sizeof err, "x");
+    scrape_slow_hint("scrape", 100 * LL_NS_PER_MS, 160 * LL_NS_PER_MS, 2 * S, err, sizeof err);
+    assert_string_equal(err, "x");
+    snprintf(err, sizeof err, "Connection timed out after 160 milliseconds");
+    scrape_slow_hint("scrape", 160 * LL_NS_PER_MS, 160 * LL_NS_PER_MS, 2 * S, err, sizeof err);
+    assert_string_equal(err, "Connection timed out after 160 milliseconds");
+    snprintf(err, sizeof err, "x");
+    scrape_slow_hint("query", 1600 * LL_NS_PER_MS, 1600 * LL_NS_PER_MS, 2 * S, err, sizeof err);
+    assert_string_equal(err, "x (the query took 1.60 s, its timeout 1.60 s: try "
+                             "--metrics-interval 2.5s, each query then gets 2.00 s, the most "
+                             "any gets)");
+    snprintf(err, sizeof err, "x");
+    scrape_slow_hint("scrape", 2 * S, 2 * S, 2 * S, err, sizeof err);
+    assert_string_equal(err, "x (the scrape took 2.00 s, the most any scrape gets whatever "
+                             "--metrics-interval: this endpoint is too slow for it)");
 }
 
 static void test_scraper_closed_port(void **state)
@@ -1132,6 +1274,8 @@ int main(void)
         cmocka_unit_test(test_default_url),
         cmocka_unit_test(test_scraper_closed_port),
         cmocka_unit_test(test_counter_reset_per_series),
+        cmocka_unit_test(test_counter_restart_climbed),
+        cmocka_unit_test(test_scraper_slow_hint),
         cmocka_unit_test(test_counter_two_models),
         cmocka_unit_test(test_triton_ensemble),
         cmocka_unit_test(test_counter_absent_at_baseline),

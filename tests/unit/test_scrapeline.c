@@ -269,10 +269,48 @@ static void test_series_read_back(void **state)
     scrape_point_reset(&p);
 }
 
+/* A line's process_start_s (process_start_time_seconds) comes back, so
+ * that a merge sees the restart the run saw: 100 -> 200, a restart,
+ * 250 is 100 + 250, not 150. A bad one is refused, naming it. */
+static void test_process_start_read_back(void **state)
+{
+    (void)state;
+    static const struct {
+        double gen, start_s;
+    } pts[3] = {{100, 1700000000.25}, {200, 1700000000.25}, {250, 1700000002.5}};
+    struct scrape_series s;
+    struct scrape_point p;
+    int gpu;
+    char line[256], err[200];
+    scrape_series_init(&s);
+    for (int i = 0; i < 3; i++) {
+        int n = snprintf(line, sizeof line,
+                         "{\"mono_ns\":%d000000000,\"dur_ns\":1,\"ok\":true,\"engine\":\"vllm\","
+                         "\"generation_tokens_total\":%g,\"process_start_s\":%.15g}",
+                         i + 1, pts[i].gen, pts[i].start_s);
+        assert_int_equal(scrape_line_parse(line, (size_t)n, &p, &gpu, NULL, 0, err, sizeof err), 0);
+        ASSERT_NEAR(p.process_start_s, pts[i].start_s, 1e-6);
+        assert_int_equal(scrape_series_add(&s, &p), 0);
+    }
+    struct scrape_join j;
+    assert_int_equal(scrape_series_join(&s, 0, 4 * S, SCRAPE_SPAN_OUTER, &j), 0);
+    ASSERT_NEAR(j.generation_tokens.delta, 350, 0);
+    assert_int_equal(j.restarts, 1);
+    scrape_series_reset(&s);
+
+    const char *bad = "{\"mono_ns\":1,\"dur_ns\":1,\"ok\":true,\"engine\":\"vllm\","
+                      "\"process_start_s\":\"x\"}";
+    assert_int_equal(scrape_line_parse(bad, strlen(bad), &p, &gpu, NULL, 0, err, sizeof err),
+                     LL_E_PROTO);
+    assert_non_null(strstr(err, "process_start_s: expected"));
+    scrape_point_reset(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_line_url),
+        cmocka_unit_test(test_process_start_read_back),
         cmocka_unit_test(test_file_two_sources),
         cmocka_unit_test(test_ttft_too_many_bounds),
         cmocka_unit_test(test_join_guards_buckets),
