@@ -64,6 +64,8 @@ static int parse_args(int argc, char **argv, struct calib_opts *o, char *err, si
         o->url = RUNOPTS_DEFAULT_URL;
     if (runopts_check_url(o->url, err, errlen) != 0)
         return LL_E_INVAL;
+    if (o->cacert && runopts_check_cacert(o->cacert, err, errlen) != 0)
+        return LL_E_INVAL;
     /* As run refuses it: a key named and not there would send no key at
      * all, and the probes' 401 would say less than this. */
     const char *key = o->api_key_env ? getenv(o->api_key_env) : NULL;
