@@ -73,6 +73,23 @@ int runopts_check_url(const char *url, char *err, size_t errlen)
     return 0;
 }
 
+int runopts_header_add(const char **headers, size_t *n, const char *a, char *err, size_t errlen)
+{
+    if (*n == RUNOPTS_MAX_HEADERS)
+        return runopts_errf(err, errlen, "--header: at most %d headers", RUNOPTS_MAX_HEADERS);
+    if (!strchr(a, ':'))
+        return runopts_errf(err, errlen,
+                            "--header: expected \"Name: value\", got a value "
+                            "without a colon");
+    /* The value is never repeated: it may be a secret. */
+    if (!ll_header_line_ok(a))
+        return runopts_errf(err, errlen,
+                            "--header: expected \"Name: value\" (a token, a "
+                            "colon, the value; no line breaks)");
+    headers[(*n)++] = a;
+    return 0;
+}
+
 int runopts_check_cacert(const char *path, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);

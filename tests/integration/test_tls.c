@@ -120,8 +120,9 @@ static void test_metrics_over_tls_cacert(void **state)
 
 /* The plain server's one job per connection: a TLS handshake (or any
  * bytes that are not HTTP) gets a 400, as a plain server answers an
- * https client; GET /metrics a page, but a 401 without the header
- * "X-Test-Auth: yes"; anything else a 404. Then it closes. */
+ * https client; GET /metrics a page and GET /v1/models a list of one
+ * model ("auth"), each a 401 without the header "X-Test-Auth: yes";
+ * anything else a 404. Then it closes. */
 static void *plain_main(void *arg)
 {
     int fd = harness_fd_take(arg);
@@ -145,7 +146,11 @@ static void *plain_main(void *arg)
     else if (strncmp(buf, "GET /metrics ", 13) == 0 && strcasestr(buf, "\r\nX-Test-Auth: yes\r\n"))
         resp = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 44\r\n"
                "Connection: close\r\n\r\nvllm:num_requests_running{model_name=\"m\"} 0\n";
-    else if (strncmp(buf, "GET /metrics ", 13) == 0)
+    else if (strncmp(buf, "GET /v1/models ", 15) == 0 &&
+             strcasestr(buf, "\r\nX-Test-Auth: yes\r\n"))
+        resp = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 24\r\n"
+               "Connection: close\r\n\r\n{\"data\":[{\"id\":\"auth\"}]}";
+    else if (strncmp(buf, "GET /metrics ", 13) == 0 || strncmp(buf, "GET /v1/models ", 15) == 0)
         resp = "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
     else
         resp = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
@@ -203,6 +208,32 @@ static void test_metrics_headers_same_origin(void **state)
         if (k == 1 && (lines == 0 || ok != 0))
             fail_msg("another host's /metrics should not get -H: %zu of %zu ok", ok, lines);
     }
+}
+
+/* calibrate -H sends the header with its requests, as run's does: the
+ * /models that wants it names the model, and the probes go on (to a 404:
+ * this server answers no chat). The parent had no -H (exit 2). Without
+ * it, the 401 names --api-key-env and -H, not --model. */
+static void test_calibrate_header(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char url[64], cal[600];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", plain_start());
+    harness_tmp_path(cal, sizeof cal, "cal.json");
+    const char *args[] = {"calibrate", "--url", url, "--out", cal, "-H", "X-Test-Auth: yes", NULL};
+    char *err = NULL;
+    free(harness_run_expect(args, 30, 3, &err));
+    print_message("with -H: %s", err);
+    const char *has[] = {"calibrate: probe 1 (4 words): ", "HTTP 404", NULL};
+    harness_text_check("stderr", err, has, NULL);
+    free(err);
+    const char *bare[] = {"calibrate", "--url", url, "--out", cal, NULL};
+    free(harness_run_expect(bare, 30, 3, &err));
+    print_message("without: %s", err);
+    const char *has2[] = {"/models: HTTP 401", "-H", NULL}, *lacks2[] = {"--model", NULL};
+    harness_text_check("stderr", err, has2, lacks2);
+    free(err);
 }
 
 /* ---- the /models probe's hint when TLS fails ------------------------------ */
@@ -331,6 +362,7 @@ static void test_env_native_https_refused(void **state)
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_metrics_over_tls_cacert, teardown),
              cmocka_unit_test_teardown(test_metrics_headers_same_origin, teardown),
+             cmocka_unit_test_teardown(test_calibrate_header, teardown),
              cmocka_unit_test_teardown(test_probe_hint_not_tls, teardown),
              cmocka_unit_test_teardown(test_probe_hint_host_mismatch, teardown),
              cmocka_unit_test_teardown(test_cacert_missing_refused, teardown),
