@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "http/fetch.h"
+#include "measure/statushint.h"
 #include "util/util.h"
 #include "workload/wlfile.h"
 #include "workload/workload.h"
@@ -27,6 +28,8 @@
 /* Probes that must succeed; a 4xx (a context too short) on a longer one
  * ends the probing there instead of failing. */
 #define CALIB_MIN_PROBES 5
+/* The most of BASE/models' answer read (as the run's probe reads). */
+#define CALIB_MODELS_MAX_BODY_BYTES (1u << 20)
 #define CALIB_SEED 0x63616c6962ULL          /* "calib": probe text never equals a run's */
 #define CALIB_SPREAD_SEED 0x737072656164ULL /* "spread": fresh draws, not the probes' */
 
@@ -259,6 +262,62 @@ static void calib_http_close(struct calib_http *h)
     fetch_free(h->fetch);
 }
 
+/* Whether the body cut at the probe's bound began as JSON does ('{' or
+ * '[' after any white space), rather than as a web page. */
+static int body_json_like(const struct fetch_response *r)
+{
+    const char *p = r->body ? r->body : "";
+    p += strspn(p, " \t\r\n");
+    return *p == '{' || *p == '[';
+}
+
+/* A 404 is most often a --url without the API's base path
+ * (http://HOST:PORT instead of http://HOST:PORT/v1), and --model would not
+ * help; no answer at all is a server that is not there. A 5xx is not "a
+ * server without /models": it is one not ready (llama.cpp answers 503
+ * while its model loads), or a proxy or gateway whose backend is down
+ * (502, 504); a 407 is the proxy's own. A TLS failure is one of three: a
+ * plain HTTP server at an https URL (it answered in plain text, which
+ * libcurl read as a TLS record: "wrong version number"), a certificate
+ * for another host name (no CA file changes that), or a certificate this
+ * machine does not trust. A 2xx body over the bound that began as JSON
+ * is a model list too long to read (an aggregator with thousands of
+ * models), not a web page. */
+const char *calib_probe_hint(const struct fetch_response *r, int cacert_given)
+{
+    long status = r ? r->status : 0;
+    if (r && r->tls_failed == FETCH_TLS_NOT_TLS)
+        return "the server there does not speak TLS: is it plain HTTP? then use http:// in "
+               "--url";
+    if (r && r->tls_failed == FETCH_TLS_HOST)
+        return "its certificate names another host: use the host name it was issued for in "
+               "--url; --insecure skips the check";
+    if (r && r->tls_failed && cacert_given)
+        return "is its certificate signed by the CA in the --cacert file? --insecure skips "
+               "the check";
+    if (r && r->tls_failed)
+        return "is its certificate one this machine trusts? --cacert FILE names its CA, "
+               "--insecure skips the check";
+    if (status == 0)
+        return "is the server up at that address?";
+    if (status == 404)
+        return STATUS_HINT_BASE " a server without /models: pass --model";
+    if (status_cause_of((int)status) == STATUS_CAUSE_AUTH)
+        return STATUS_HINT_AUTH;
+    if (status == 407)
+        return "the proxy in the environment wants credentials: "
+               "http_proxy=http://USER:PASSWORD@HOST:PORT";
+    if (status >= 500)
+        return "an error from the server, or a proxy or gateway before it: is it up and "
+               "ready? a model still loading answers 503";
+    if (status >= 200 && status <= 299 && r->body_over && body_json_like(r))
+        return "the model list is over 1 MiB: pass --model NAME";
+    if (status >= 200 && status <= 299)
+        return "a page that is not a model list, such as a web page or a login portal: is "
+               "--url the API's base, such as http://HOST:PORT/v1?";
+    return "a server without /models: pass --model";
+}
+
 char *calib_probe_first_model(const struct calib_probe *p)
 {
     struct calib_http h;
@@ -266,17 +325,22 @@ char *calib_probe_first_model(const struct calib_probe *p)
         return NULL;
     char err[512] = "", *model = NULL;
     int rc;
+    h.opts.max_body_bytes = CALIB_MODELS_MAX_BODY_BYTES;
     char *url = ll_url_join(p->url, "/models");
     json_t *m = fetch_json(h.fetch, url, NULL, &h.opts, &h.resp, &rc, err, sizeof err);
-    free(url);
-    calib_http_close(&h);
     json_t *id = json_object_get(json_array_get(json_object_get(m, "data"), 0), "id");
     if (json_is_string(id))
         model = ll_strdup(json_string_value(id));
+    /* As the run says it: what failed, and what to try by what came back;
+     * "give --model" only where /models answered without a model. */
+    if (!m && rc != LL_E_INTR)
+        ll_errorf("%s: cannot ask the target for its model: GET %s (%s)", p->who, err,
+                  calib_probe_hint(&h.resp, p->cacert != NULL));
+    else if (m && !model)
+        ll_errorf("%s: %s lists no model id; give --model M", p->who, url);
+    free(url);
     json_decref(m);
-    if (!model)
-        ll_errorf("%s: no model (give --model M): %s", p->who,
-                  *err ? err : "BASE/models listed none");
+    calib_http_close(&h);
     return model;
 }
 

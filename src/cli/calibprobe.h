@@ -18,6 +18,7 @@
 
 #include <curl/curl.h>
 
+#include "http/fetch.h"
 #include "workload/calibrate.h"
 
 /* Where and how to probe. */
@@ -44,6 +45,15 @@ int calib_probe_run(const struct calib_probe *p, struct calib_fit *fit);
  * string, caller frees; NULL when there is none or the question failed,
  * the reason printed after "<who>: ". */
 char *calib_probe_first_model(const struct calib_probe *p);
+
+/* What to try when a GET BASE/models failed (the run's probe and
+ * calibrate's ask it), by what came back in r (NULL: nothing yet): its
+ * HTTP status (0: no response), its TLS failure (which says whether to
+ * look at the URL's scheme, its host name or the CA; cacert_given 1 when
+ * --cacert was passed, so the hint does not offer it again), or a 2xx body
+ * that passed its bound of 1 MiB while it read as JSON (a model list too
+ * long: --model is the way past it). A static string. */
+const char *calib_probe_hint(const struct fetch_response *r, int cacert_given);
 
 /* The fit in words, one line each, to f, each after "<who>: ": the line
  * (tokens per word, intercept, residual, probes, source), the spread, and

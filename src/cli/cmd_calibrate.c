@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "cli/badarg.h"
@@ -18,24 +19,35 @@
 struct calib_opts {
     const char *url, *model, *out, *api, *api_key_env, *cacert;
     int completions, insecure;
+    const char *headers[RUNOPTS_MAX_HEADERS]; /* -H lines, n_headers of them */
+    size_t n_headers;
 };
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: llmload calibrate [--url BASE] [--model M] [--out FILE]\n"
-            "\n"
-            "Fit the server's tokens per word of llmload's synthetic prompts, so that\n"
-            "`llmload run --calibration FILE` hits prompt lengths on it (docs/workload.md).\n"
-            "\n"
-            "  --url BASE        OpenAI-compatible base URL (default %s)\n"
-            "  --model M         model to ask for (default: the first one BASE/models lists)\n"
-            "  --api API         openai-chat (default) or openai-completions\n"
-            "  --api-key-env V   environment variable holding the API key (default OPENAI_API_KEY)\n"
-            "  --cacert FILE     CA bundle for TLS\n"
-            "  --insecure        do not verify TLS certificates\n"
-            "  --out FILE        where to save the fit (default calibration.json)\n",
-            RUNOPTS_DEFAULT_URL);
+    fprintf(
+        f,
+        "usage: llmload calibrate [--url BASE] [--model M] [--out FILE]\n"
+        "\n"
+        "Fit the server's tokens per word of llmload's synthetic prompts, so that\n"
+        "`llmload run --calibration FILE` hits prompt lengths on it (docs/workload.md).\n"
+        "\n"
+        "  --url BASE        OpenAI-compatible base URL (default %s)\n"
+        "  --model M         model to ask for (default: the first one BASE/models lists)\n"
+        "  --api API         openai-chat (default) or openai-completions\n"
+        "  --api-key-env V   environment variable holding the API key (default OPENAI_API_KEY)\n"
+        "  -H, --header H    extra request header \"Name: value\" (repeatable)\n"
+        "  --cacert FILE     CA bundle for TLS\n"
+        "  --insecure        do not verify TLS certificates\n"
+        "  --out FILE        where to save the fit (default calibration.json)\n",
+        RUNOPTS_DEFAULT_URL);
+}
+
+/* -H, as run's (one parser). */
+static int take_header(void *dst, const char *a, char *err, size_t errlen)
+{
+    struct calib_opts *o = dst;
+    return runopts_header_add(o->headers, &o->n_headers, a, err, errlen);
 }
 
 static const struct runopts_flag calib_flags[] = {
@@ -46,8 +58,19 @@ static const struct runopts_flag calib_flags[] = {
     RUNOPTS_VALUE("api-key-env", struct calib_opts, api_key_env),
     RUNOPTS_VALUE("cacert", struct calib_opts, cacert),
     RUNOPTS_SET("insecure", struct calib_opts, insecure),
+    {"header", 'H', RUNOPTS_KIND_CALL, 0, take_header},
     {"help", 'h', RUNOPTS_KIND_HELP, 0, NULL},
 };
+
+/* Does a -H name this header ("Name: value" or "Name:")? */
+static int calib_user_header(const struct calib_opts *o, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < o->n_headers; i++)
+        if (strncasecmp(o->headers[i], name, n) == 0 && o->headers[i][n] == ':')
+            return 1;
+    return 0;
+}
 
 /* The flags into o: 0, RUNOPTS_HELP, or LL_E_INVAL with the reason in err. */
 static int parse_args(int argc, char **argv, struct calib_opts *o, char *err, size_t errlen)
@@ -63,6 +86,8 @@ static int parse_args(int argc, char **argv, struct calib_opts *o, char *err, si
     if (!o->url)
         o->url = RUNOPTS_DEFAULT_URL;
     if (runopts_check_url(o->url, err, errlen) != 0)
+        return LL_E_INVAL;
+    if (o->cacert && runopts_check_cacert(o->cacert, err, errlen) != 0)
         return LL_E_INVAL;
     /* As run refuses it: a key named and not there would send no key at
      * all, and the probes' 401 would say less than this. */
@@ -120,14 +145,18 @@ int calibrate_main(int argc, char **argv)
         ll_errorf("calibrate: libcurl did not initialise");
         return LL_EXIT_RUNTIME;
     }
-    headers = curl_slist_append(headers, "Content-Type: application/json");
+    /* As run's: a -H naming a header of ours replaces it. */
+    if (!calib_user_header(&o, "Content-Type"))
+        headers = curl_slist_append(headers, "Content-Type: application/json");
     const char *key = getenv(o.api_key_env ? o.api_key_env : "OPENAI_API_KEY");
-    if (key && *key) {
+    if (key && *key && !calib_user_header(&o, "Authorization")) {
         size_t n = strlen(key) + sizeof "Authorization: Bearer ";
         auth = ll_malloc(n);
         snprintf(auth, n, "Authorization: Bearer %s", key);
         headers = curl_slist_append(headers, auth);
     }
+    for (size_t i = 0; i < o.n_headers; i++)
+        headers = curl_slist_append(headers, o.headers[i]);
     struct calib_probe p = {
         .url = o.url,
         .completions = o.completions,

@@ -23,22 +23,12 @@
 #include "util/rng.h"
 #include "util/util.h"
 
-/* -H, --header: "Name: value", repeatable up to RUNOPTS_MAX_HEADERS. */
+/* -H, --header: "Name: value", repeatable up to RUNOPTS_MAX_HEADERS
+ * (runopts_header_add, which calibrate's -H shares). */
 static int take_header(void *dst, const char *a, char *err, size_t errlen)
 {
     struct run_opts *o = dst;
-    if (o->n_headers == RUNOPTS_MAX_HEADERS)
-        return runopts_errf(err, errlen, "--header: at most %d headers", RUNOPTS_MAX_HEADERS);
-    if (!strchr(a, ':'))
-        return runopts_errf(err, errlen, "--header: expected \"Name: value\", got a value "
-                            "without a colon");
-    /* The value is never repeated: it may be a secret. */
-    if (!ll_header_line_ok(a))
-        return runopts_errf(err, errlen,
-                            "--header: expected \"Name: value\" (a token, a "
-                            "colon, the value; no line breaks)");
-    o->headers[o->n_headers++] = a;
-    return 0;
+    return runopts_header_add(o->headers, &o->n_headers, a, err, errlen);
 }
 
 /* --url BASE, repeatable up to ENDPOINTS_MAX: requests are spread over

@@ -408,4 +408,18 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
  * a reason naming what is wrong in err. */
 int runopts_check_url(const char *url, char *err, size_t errlen);
 
+/* -H, --header "Name: value" (run, replay, sweep and calibrate): a added
+ * to headers[0, *n) (RUNOPTS_MAX_HEADERS at most; a is borrowed), or
+ * LL_E_INVAL with the reason in err (no colon, a bad name, a line break,
+ * too many), which never repeats the value: it may be a secret. */
+int runopts_header_add(const char **headers, size_t *n, const char *a, char *err, size_t errlen);
+
+/* --cacert FILE: 0 when path is a file this process can open for reading,
+ * else LL_E_INVAL with "--cacert: PATH: REASON" in err ("No such file or
+ * directory", "Permission denied", "Is a directory"), so that run, sweep,
+ * replay and calibrate refuse it with the flags (exit 2) rather than send
+ * their load with every request failing "error setting certificate
+ * file". */
+int runopts_check_cacert(const char *path, char *err, size_t errlen);
+
 #endif

@@ -4,12 +4,38 @@
  * there, what is scraped beside the load here. */
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
+#include <strings.h>
 
 #include "cli/runsetup.h"
 #include "metrics/energy.h"
 #include "metrics/promsource.h"
 #include "metrics/smi.h"
 #include "util/util.h"
+
+/* The length of url's scheme and authority ("https://h:8443"). */
+static size_t origin_len(const char *url)
+{
+    const char *a = strstr(url, "://");
+    if (!a)
+        return 0;
+    a += 3;
+    return (size_t)(a - url) + strcspn(a, "/?#");
+}
+
+/* How the scrapers reach url (NULL: the target's default /metrics): the
+ * run's --cacert and --insecure always; its credentials (the key's line,
+ * the -H lines) only where url has the scheme, host and port of the
+ * (first) --url, as the default /metrics has: the target's own server,
+ * which the user sends them to already. Another host never gets them. */
+static struct scrape_access run_access(const struct run_setup *rs, const char *url)
+{
+    struct scrape_access a = {.cacert = rs->cacert, .insecure = rs->insecure};
+    size_t n = rs->base_url ? origin_len(rs->base_url) : 0;
+    if (!url || (n && origin_len(url) == n && strncasecmp(url, rs->base_url, n) == 0))
+        a.headers = rs->target.own_headers;
+    return a;
+}
 
 void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t interval_ns,
                        const struct run_config *cfg, int quiet)
@@ -23,14 +49,17 @@ void run_setup_scraper(struct run_setup *rs, const char *url, int off, uint64_t 
         pc.interval_ns = interval_ns;
         pc.quiet = 0; /* a URL named that fails always warns, as --metrics-url's */
         pc.quiet_notes = quiet;
+        pc.cacert = rs->cacert;
+        pc.insecure = rs->insecure;
         rs->scraper = promsource_open(&pc, rs->dir, 1, rs->sig_fd);
     } else if (!off && !url && cfg->transport.endpoints.n > 1) {
         if (!quiet)
             ll_errorf("note: several --url: no server metrics scraped unless --metrics-url "
                       "names one (docs/run.md)");
     } else if (!off) {
-        rs->scraper =
-            scraper_for_run(url, cfg->transport.base_url, interval_ns, rs->dir, quiet, rs->sig_fd);
+        struct scrape_access acc = run_access(rs, url);
+        rs->scraper = scraper_for_run(url, cfg->transport.base_url, interval_ns, rs->dir, quiet,
+                                      rs->sig_fd, &acc);
     }
     /* Counters of a server that serves several models: the run's own. */
     scraper_set_model(rs->scraper, cfg->transport.model);
@@ -56,6 +85,8 @@ void run_setup_gpu_scrapers(struct run_setup *rs, const char *const *urls, size_
         pc.quiet = quiet;
         pc.quiet_notes = quiet;
         pc.gpu = 1;
+        pc.cacert = rs->cacert;
+        pc.insecure = rs->insecure;
         struct scraper *g = promsource_open(&pc, rs->dir, rs->scraper == NULL, rs->sig_fd);
         if (g)
             rs->gpu_scrapers[rs->n_gpu++] = g;
@@ -63,9 +94,10 @@ void run_setup_gpu_scrapers(struct run_setup *rs, const char *const *urls, size_
     for (size_t i = 0; i < n && rs->n_gpu < RUN_SETUP_MAX_GPU; i++) {
         if (run_setup_stopped(rs, "probe"))
             break;
+        struct scrape_access acc = run_access(rs, urls[i]);
         struct scraper *g =
             scraper_for_gpu(urls[i], interval_ns, rs->dir, rs->scraper == NULL && rs->n_gpu == 0,
-                            quiet, rs->sig_fd);
+                            quiet, rs->sig_fd, &acc);
         if (g)
             rs->gpu_scrapers[rs->n_gpu++] = g;
     }

@@ -22,7 +22,6 @@
 #include "cli/shard.h"
 #include "http/fetch.h"
 #include "measure/results.h"
-#include "measure/statushint.h"
 #include "measure/verdict.h"
 #include "metrics/energy.h"
 #include "metrics/promsource.h"
@@ -59,60 +58,14 @@ struct bg_probe {
     json_t *contract; /* contract.server, when /models answered */
 };
 
-/* The most of /models' answer the probe reads (probe_hint names it). */
+/* The most of /models' answer the probe reads (calib_probe_hint names it). */
 #define PROBE_MAX_BODY_BYTES (1u << 20)
-
-/* What to try when the /models probe failed, by what came back: its HTTP
- * status (0: none), or a TLS failure. A 404 is most often a --url
- * without the API's base path (http://HOST:PORT instead of
- * http://HOST:PORT/v1), and --model would not help; no answer at all is
- * a server that is not there. A 5xx is not "a server without /models":
- * it is one not ready (llama.cpp answers 503 while its model loads), or a
- * proxy or gateway whose backend is down (502, 504); a 407 is the
- * proxy's own; a TLS failure is a server that answered in TLS with a
- * certificate this machine does not trust. list_over: a 2xx body that
- * began as JSON passed PROBE_MAX_BODY_BYTES, which is a model list too
- * long to read (an aggregator with thousands of models), not a web page:
- * --model is the way past it. */
-static const char *probe_hint(long status, int tls_failed, int list_over)
-{
-    if (tls_failed)
-        return "is its certificate one this machine trusts? --cacert FILE names its CA, "
-               "--insecure skips the check";
-    if (status == 0)
-        return "is the server up at that address?";
-    if (status == 404)
-        return STATUS_HINT_BASE " a server without /models: pass --model";
-    if (status_cause_of((int)status) == STATUS_CAUSE_AUTH)
-        return STATUS_HINT_AUTH;
-    if (status == 407)
-        return "the proxy in the environment wants credentials: "
-               "http_proxy=http://USER:PASSWORD@HOST:PORT";
-    if (status >= 500)
-        return "an error from the server, or a proxy or gateway before it: is it up and "
-               "ready? a model still loading answers 503";
-    if (status >= 200 && status <= 299 && list_over)
-        return "the model list is over 1 MiB: pass --model NAME";
-    if (status >= 200 && status <= 299)
-        return "a page that is not a model list, such as a web page or a login portal: is "
-               "--url the API's base, such as http://HOST:PORT/v1?";
-    return "a server without /models: pass --model";
-}
-
-/* Whether the body cut at the probe's bound began as JSON does ('{' or
- * '[' after any white space), rather than as a web page. */
-static int body_json_like(const struct fetch_response *r)
-{
-    const char *p = r->body ? r->body : "";
-    p += strspn(p, " \t\r\n");
-    return *p == '{' || *p == '[';
-}
 
 /* GET BASE/models through f: the target's answer (parsed), its Server
  * header, and the first model id, within timeout_ns (connect: 5 s or
  * less), abandoned as soon as cancel_fd (-1: none) is readable. *answered
  * is the HTTP status when a response came, whatever it was, else 0; *hint
- * what to try when it failed (probe_hint). Returns 0, LL_E_INTR when
+ * what to try when it failed (calib_probe_hint). Returns 0, LL_E_INTR when
  * abandoned, or -1 with a reason in err. */
 static int probe_target(struct fetcher *f, const struct transport_config *tc,
                         const struct curl_slist *headers, uint64_t timeout_ns, int cancel_fd,
@@ -122,7 +75,7 @@ static int probe_target(struct fetcher *f, const struct transport_config *tc,
     char url[1100], why[512];
     snprintf(url, sizeof url, "%.*s/models", (int)ll_url_base_len(tc->base_url), tc->base_url);
     *answered = 0;
-    *hint = probe_hint(0, 0, 0);
+    *hint = calib_probe_hint(NULL, 0);
     if (!f) {
         snprintf(err, errlen, "curl_easy_init failed");
         return -1;
@@ -138,7 +91,7 @@ static int probe_target(struct fetcher *f, const struct transport_config *tc,
     int frc;
     *models = fetch_json(f, url, NULL, &fo, &r, &frc, why, sizeof why);
     *answered = frc != LL_E_INTR ? (int)r.status : 0;
-    *hint = probe_hint(*answered, r.tls_failed, r.body_over && body_json_like(&r));
+    *hint = calib_probe_hint(&r, tc->cacert != NULL);
     snprintf(server, sizeof r.server, "%s", r.server);
     int rc = frc == LL_E_INTR ? LL_E_INTR : -1;
     if (!*models) {
@@ -409,6 +362,14 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
     for (size_t i = 0; i < o->n_headers; i++)
         t->headers = curl_slist_append(t->headers, o->headers[i]);
     cfg->transport.headers = t->headers;
+    /* What the target's own /metrics gets: the credentials, without the
+     * JSON and SSE defaults meant for the API (docs/server-metrics.md). */
+    if (t->auth)
+        t->own_headers = curl_slist_append(t->own_headers, t->auth);
+    if (t->xkey)
+        t->own_headers = curl_slist_append(t->own_headers, t->xkey);
+    for (size_t i = 0; i < o->n_headers; i++)
+        t->own_headers = curl_slist_append(t->own_headers, o->headers[i]);
 
     int prc0 = refuse_plain_http(&cfg->transport, sig_fd, stopped);
     if (prc0 != LL_EXIT_OK || *stopped)
@@ -482,6 +443,7 @@ static void target_close(struct run_target *t)
         free(t->auth);
     }
     curl_slist_free_all(t->headers);
+    curl_slist_free_all(t->own_headers);
     memset(t, 0, sizeof *t);
     if (curl_up)
         curl_global_cleanup();
@@ -630,6 +592,9 @@ int run_setup_open(struct run_setup *rs, const struct run_opts *o, struct run_co
     rs->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
     rs->prom = &o->prom;
     rs->prom_gpu = cfg->shard_launcher == NULL;
+    rs->base_url = cfg->transport.base_url;
+    rs->cacert = cfg->transport.cacert;
+    rs->insecure = cfg->transport.insecure;
     int stopped = 0;
     int rc = target_open(o, cfg, &rs->target, rs->sig_fd, &stopped);
     if (rc == LL_EXIT_OK && stopped)

@@ -46,6 +46,8 @@
 /* The target, once asked about itself. */
 struct run_target {
     struct curl_slist *headers;     /* request headers, auth included */
+    struct curl_slist *own_headers; /* the key's line and the -H lines alone, for the
+                                     * target's own /metrics (runscrape.c) */
     json_t *models;                 /* BASE/models, NULL when it failed */
     char server[128];               /* its Server header, "" if none */
     char *first_id;                 /* first model id it listed, or NULL */
@@ -80,6 +82,9 @@ struct run_setup {
     int masked;                   /* old_mask is to be restored */
     const char *stopped_in;       /* where a stop signal came, NULL: none came */
     const struct prom_opts *prom; /* run_setup_open's o->prom (--prometheus), borrowed */
+    const char *base_url;         /* the (first) --url, borrowed from the options */
+    const char *cacert;           /* --cacert, NULL: none; borrowed, for the scrapers */
+    int insecure;                 /* --insecure, for the scrapers */
     int prom_gpu;                 /* 1: its DCGM series too (not on a shard) */
 };
 

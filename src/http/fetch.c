@@ -143,20 +143,35 @@ static int perform(struct fetcher *f, const struct fetch_opts *opts, CURLcode *c
     return rc;
 }
 
-/* Whether cc is a TLS failure: a handshake or a certificate that did not
- * pass (a server is there; what to trust is the question). */
-static int tls_failed(CURLcode cc)
+/* Which TLS failure cc is, read with libcurl's words (why): a peer that
+ * does not speak TLS fails the handshake (CURLE_SSL_CONNECT_ERROR) with
+ * OpenSSL's "wrong version number" (a plain server's "HTTP/1.1 400" read
+ * as a TLS record; "packet length too long" for other bytes), GnuTLS's
+ * "unexpected TLS packet"; a certificate for another host name fails the
+ * verification with "no alternative certificate subject name matches
+ * target host name" (OpenSSL) or "does not match target host name". Any
+ * other handshake or certificate failure is a question of trust. */
+static enum fetch_tls tls_failed(CURLcode cc, const char *why)
 {
     switch (cc) {
     case CURLE_SSL_CONNECT_ERROR:
+        if (strstr(why, "wrong version number") || strstr(why, "packet length too long") ||
+            strstr(why, "unexpected TLS packet") ||
+            strstr(why, "TLS packet with unexpected length"))
+            return FETCH_TLS_NOT_TLS;
+        return FETCH_TLS_TRUST;
     case CURLE_PEER_FAILED_VERIFICATION:
+        if (strstr(why, "subject name matches target host") ||
+            strstr(why, "does not match target host name"))
+            return FETCH_TLS_HOST;
+        return FETCH_TLS_TRUST;
     case CURLE_SSL_CERTPROBLEM:
     case CURLE_SSL_CIPHER:
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_ISSUER_ERROR:
     case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-    case CURLE_SSL_INVALIDCERTSTATUS: return 1;
-    default: return 0;
+    case CURLE_SSL_INVALIDCERTSTATUS: return FETCH_TLS_TRUST;
+    default: return FETCH_TLS_NONE;
     }
 }
 
@@ -176,7 +191,7 @@ int fetch_request(struct fetcher *f, const char *url, const char *post_body,
         r->body[0] = '\0';
     r->max_body_bytes = opts->max_body_bytes;
     r->body_over = 0;
-    r->tls_failed = 0;
+    r->tls_failed = FETCH_TLS_NONE;
     r->server[0] = '\0';
     curl_easy_reset(c); /* keeps the connection, forgets the last request's options */
     f->why[0] = '\0';
@@ -206,7 +221,7 @@ int fetch_request(struct fetcher *f, const char *url, const char *post_body,
         return LL_E_INTR;
     }
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
-    r->tls_failed = tls_failed(cc);
+    r->tls_failed = tls_failed(cc, f->why);
     if (r->body_over) {
         snprintf(err, errlen, "body larger than %zu bytes", opts->max_body_bytes);
         return LL_E_FULL;

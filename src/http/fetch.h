@@ -36,6 +36,16 @@ struct fetch_opts {
 
 #define FETCH_MAX_CANCEL_FDS 4
 
+/* Which TLS failure ended a request, for what to tell the user. */
+enum fetch_tls {
+    FETCH_TLS_NONE = 0, /* no TLS failure (plain HTTP, or the handshake passed) */
+    FETCH_TLS_TRUST,    /* the certificate's chain is not trusted, or the handshake
+                         * failed otherwise: a --cacert or --insecure question */
+    FETCH_TLS_HOST,     /* the certificate is for another host name than the URL's */
+    FETCH_TLS_NOT_TLS,  /* the peer answered in something that is not TLS (libcurl:
+                         * "wrong version number"): a plain HTTP server at an https URL */
+};
+
 /* What came back. Zero-initialise before the first request; the body's
  * buffer is kept and reused by the next request made with the same
  * response. Release with fetch_response_free. */
@@ -47,8 +57,7 @@ struct fetch_response {
     size_t max_body_bytes;            /* the bound of the request in progress */
     int body_over;                    /* the body passed max_body_bytes */
     char server[128];                 /* the Server header's value, "" when none */
-    int tls_failed;                   /* 1: the TLS handshake or the peer's certificate
-                                       * failed (the server answered, in TLS) */
+    enum fetch_tls tls_failed;        /* which TLS failure, FETCH_TLS_NONE: none */
 };
 
 struct fetcher;

@@ -549,7 +549,7 @@ struct scraper *promsource_open(const struct promsource_config *cfg, const char 
 {
     if (!cfg || !cfg->url)
         return NULL;
-    struct scraper *s = scraper_open_as(cfg->url, cfg->gpu, cfg->interval_ns, dir, truncate);
+    struct scraper *s = scraper_open_as(cfg->url, cfg->gpu, cfg->interval_ns, dir, truncate, NULL);
     if (!s)
         return NULL;
     struct promsource *m = ll_calloc(1, sizeof *m);
@@ -585,6 +585,8 @@ struct scraper *promsource_open(const struct promsource_config *cfg, const char 
     m->opts.max_body_bytes = PROMSOURCE_MAX_BODY_BYTES;
     m->opts.accept_encoding = 1;
     m->opts.user_agent = "llmload/" LL_VERSION;
+    m->opts.cacert = cfg->cacert;
+    m->opts.insecure = cfg->insecure;
     m->cancel_fd = cancel_fd;
     if (cancel_fd >= 0) {
         m->opts.cancel_fds = &m->cancel_fd;

@@ -45,6 +45,8 @@ struct promsource_config {
     int gpu;              /* 1: the DCGM_FI_* names, into a GPU scraper */
     int quiet;            /* 1: no warning on stderr */
     int quiet_notes;      /* 1: no note on stderr (the end's long wait) */
+    const char *cacert;   /* the run's --cacert, NULL: the system's CAs; borrowed */
+    int insecure;         /* the run's --insecure: no certificate check */
 };
 
 /* A scraper fed by queries (see above), its lines appended to

@@ -287,6 +287,9 @@ struct scraper *scraper_new(const struct scrape_config *cfg, char *err, size_t e
     s->fetch_opts.max_body_bytes = SCRAPE_MAX_BODY_BYTES;
     s->fetch_opts.accept_encoding = 1;
     s->fetch_opts.user_agent = "llmload/" LL_VERSION;
+    s->fetch_opts.cacert = s->cfg.access.cacert;
+    s->fetch_opts.insecure = s->cfg.access.insecure;
+    s->fetch_opts.headers = s->cfg.access.headers;
     return s;
 }
 
@@ -800,7 +803,8 @@ static int open_out(struct scraper *s, const char *dir, int truncate, const char
 }
 
 struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t interval_ns,
-                                const char *dir, int quiet, int cancel_fd)
+                                const char *dir, int quiet, int cancel_fd,
+                                const struct scrape_access *acc)
 {
     char def[1100], err[256];
     if (!url) {
@@ -811,6 +815,8 @@ struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t 
                                 .interval_ns = interval_ns,
                                 .timeout_ns = LL_MIN(interval_ns / 10 * 8, SCRAPE_RUN_TIMEOUT_NS),
                                 .out_fd = -1};
+    if (acc)
+        cfg.access = *acc;
     struct scraper *s = scraper_new(&cfg, err, sizeof err);
     if (!s) {
         ll_errorf("warning: server metrics: %s; going on without them", err);
@@ -847,11 +853,11 @@ struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t 
 struct scraper *scraper_gpu_open(const char *url, uint64_t interval_ns, const char *dir,
                                  int truncate)
 {
-    return scraper_open_as(url, 1, interval_ns, dir, truncate);
+    return scraper_open_as(url, 1, interval_ns, dir, truncate, NULL);
 }
 
 struct scraper *scraper_open_as(const char *url, int gpu, uint64_t interval_ns, const char *dir,
-                                int truncate)
+                                int truncate, const struct scrape_access *acc)
 {
     char err[256];
     struct scrape_config cfg = {.url = url,
@@ -859,6 +865,8 @@ struct scraper *scraper_open_as(const char *url, int gpu, uint64_t interval_ns, 
                                 .timeout_ns = LL_MIN(interval_ns / 10 * 8, SCRAPE_RUN_TIMEOUT_NS),
                                 .out_fd = -1,
                                 .gpu = gpu};
+    if (acc)
+        cfg.access = *acc;
     struct scraper *s = scraper_new(&cfg, err, sizeof err);
     if (!s) {
         ll_errorf("warning: %s metrics: %s; going on without them", gpu ? "GPU" : "server", err);
@@ -872,11 +880,12 @@ struct scraper *scraper_open_as(const char *url, int gpu, uint64_t interval_ns, 
 }
 
 struct scraper *scraper_for_gpu(const char *url, uint64_t interval_ns, const char *dir,
-                                int truncate, int quiet, int cancel_fd)
+                                int truncate, int quiet, int cancel_fd,
+                                const struct scrape_access *acc)
 {
     char err[256];
     (void)quiet; /* a named URL that fails always warns */
-    struct scraper *s = scraper_gpu_open(url, interval_ns, dir, truncate);
+    struct scraper *s = scraper_open_as(url, 1, interval_ns, dir, truncate, acc);
     if (s && probe_cancellable(s, cancel_fd, err, sizeof err) == LL_E_INTR) {
         scraper_free(s);
         return NULL;

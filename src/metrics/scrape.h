@@ -238,6 +238,17 @@ int scrape_series_join(const struct scrape_series *s, uint64_t t0_abs_ns, uint64
  * when it does not fit in len bytes (buf then holds ""). */
 int scrape_default_url(const char *base_url, char *buf, size_t len);
 
+struct curl_slist;
+
+/* How a scraper reaches its URL beyond the address: the run's TLS
+ * options (--cacert, --insecure) and request headers. Zero: the system's
+ * CAs, certificates checked, no header of ours but the User-Agent. */
+struct scrape_access {
+    const char *cacert;               /* CA bundle file, NULL: the system's; borrowed */
+    int insecure;                     /* 1: check neither the certificate nor the host name */
+    const struct curl_slist *headers; /* "Name: value" lines, borrowed; NULL: none */
+};
+
 struct scrape_config {
     const char *url;                /* the metrics URL; borrowed for the scraper's life */
     uint64_t interval_ns;           /* >= SCRAPE_MIN_INTERVAL_NS */
@@ -250,6 +261,8 @@ struct scrape_config {
     int quiet;                      /* 1: no warning on stderr */
     int gpu;                        /* 1: GPU telemetry (a DCGM exporter): its DCGM_FI_*
                                      * samples only, lines carry "source": "gpu" */
+    struct scrape_access access;    /* TLS and headers; its pointers borrowed for the
+                                     * scraper's life */
 };
 
 struct scraper;
@@ -309,7 +322,8 @@ void scraper_free(struct scraper *s);
 /* ---- for the commands (`llmload run`, `llmload sweep`) ---------------- */
 
 /* The scraper of one run: the metrics URL is url, or when url is NULL the
- * default one of base_url (scrape_default_url). Opens
+ * default one of base_url (scrape_default_url), reached with acc (NULL:
+ * zero; its pointers borrowed for the scraper's life). Opens
  * dir/server_metrics.jsonl (the scraper owns it) and probes once. An
  * explicit URL that fails the probe is kept: a warning now, counted gaps
  * later. A default URL that fails is dropped: a note on stderr (unless
@@ -322,15 +336,18 @@ void scraper_free(struct scraper *s);
  * with scraper_free. */
 #define SCRAPE_RUN_TIMEOUT_NS (2 * LL_NS_PER_SEC)
 struct scraper *scraper_for_run(const char *url, const char *base_url, uint64_t interval_ns,
-                                const char *dir, int quiet, int cancel_fd);
+                                const char *dir, int quiet, int cancel_fd,
+                                const struct scrape_access *acc);
 
 /* The GPU telemetry scraper of one run (--gpu-metrics URL, a DCGM
  * exporter's /metrics): like scraper_for_run with an explicit URL, its
  * lines appended to dir/server_metrics.jsonl with "source": "gpu" (the
  * file is truncated first when truncate is 1: no server scraper opened
- * it). A URL that fails the probe is kept: a warning, and counted gaps. */
+ * it), reached with acc (as scraper_for_run's). A URL that fails the
+ * probe is kept: a warning, and counted gaps. */
 struct scraper *scraper_for_gpu(const char *url, uint64_t interval_ns, const char *dir,
-                                int truncate, int quiet, int cancel_fd);
+                                int truncate, int quiet, int cancel_fd,
+                                const struct scrape_access *acc);
 
 /* The metrics URL (borrowed, valid for the scraper's life). */
 const char *scraper_url(const struct scraper *s);

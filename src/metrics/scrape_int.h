@@ -14,6 +14,7 @@
 /* From scrape.h (not included: scrape.c includes this file). */
 struct scraper;
 struct scrape_point;
+struct scrape_access;
 
 /* A source's operations, called by the scraper's own functions. */
 struct scraper_source {
@@ -34,9 +35,10 @@ struct scraper *scraper_gpu_open(const char *name, uint64_t interval_ns, const c
                                  int truncate);
 
 /* scraper_gpu_open for either kind: gpu 0 makes a server scraper (its
- * lines carry the engine's meanings; the file is the same). */
+ * lines carry the engine's meanings; the file is the same), its scrapes
+ * made with acc (NULL: zero; see struct scrape_access). */
 struct scraper *scraper_open_as(const char *name, int gpu, uint64_t interval_ns, const char *dir,
-                                int truncate);
+                                int truncate, const struct scrape_access *acc);
 
 /* The key of meaning m in a line of server_metrics.jsonl ("waiting",
  * "generation_tokens_total", "power_w", ...), or NULL for one no line

@@ -1193,8 +1193,11 @@ int harness_fd_take(void *arg)
     return fd;
 }
 
-int harness_tls_server_start(const char *cn, const char *san, char *url, size_t url_len,
-                             char *cert, size_t cert_len, pid_t *pid, const char **why)
+/* harness_tls_server_start, serving the files of www_dir (-WWW) when it
+ * is not NULL, else s_server's status page to any GET (-www). */
+static int tls_server_start(const char *cn, const char *san, const char *www_dir, char *url,
+                            size_t url_len, char *cert, size_t cert_len, pid_t *pid,
+                            const char **why)
 {
     const char *ver[] = {"openssl", "version", NULL};
     if (harness_run_quiet(ver, 10) != 0) {
@@ -1216,8 +1219,10 @@ int harness_tls_server_start(const char *cn, const char *san, char *url, size_t 
     int port = harness_free_port();
     snprintf(accept, sizeof accept, "127.0.0.1:%d", port);
     snprintf(url, url_len, "https://127.0.0.1:%d/v1", port);
-    const char *srv[] = {"openssl", "s_server", "-accept", accept, "-cert", cert,
-                         "-key", key, "-www", "-quiet", NULL};
+    const char *srv[] = {"openssl", "s_server", "-accept",
+                         accept,    "-cert",    cert,
+                         "-key",    key,        www_dir ? "-WWW" : "-www",
+                         "-quiet",  NULL};
     *pid = fork();
     if (*pid < 0) {
         *pid = 0;
@@ -1229,6 +1234,8 @@ int harness_tls_server_start(const char *cn, const char *san, char *url, size_t 
         int dn = open("/dev/null", O_RDWR);
         if (dn < 0 || dup2(dn, 0) < 0 || dup2(dn, 1) < 0 || dup2(dn, 2) < 0)
             _exit(126);
+        if (www_dir && chdir(www_dir) != 0)
+            _exit(126);
         execvp(srv[0], (char *const *)srv);
         _exit(127);
     }
@@ -1237,6 +1244,19 @@ int harness_tls_server_start(const char *cn, const char *san, char *url, size_t 
         return -1;
     }
     return 0;
+}
+
+int harness_tls_server_start(const char *cn, const char *san, char *url, size_t url_len, char *cert,
+                             size_t cert_len, pid_t *pid, const char **why)
+{
+    return tls_server_start(cn, san, NULL, url, url_len, cert, cert_len, pid, why);
+}
+
+int harness_tls_files_start(const char *cn, const char *san, const char *dir, char *url,
+                            size_t url_len, char *cert, size_t cert_len, pid_t *pid,
+                            const char **why)
+{
+    return tls_server_start(cn, san, dir, url, url_len, cert, cert_len, pid, why);
 }
 
 size_t harness_read_request(int fd, char *buf, size_t cap, size_t *body_len, int *body_kept)

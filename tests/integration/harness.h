@@ -504,6 +504,13 @@ int harness_fd_take(void *arg);
 int harness_tls_server_start(const char *cn, const char *san, char *url, size_t url_len,
                              char *cert, size_t cert_len, pid_t *pid, const char **why);
 
+/* harness_tls_server_start with `openssl s_server -WWW` in dir: a GET of
+ * /NAME answers the file dir/NAME (HTTP/1.0, then the connection closes),
+ * so a test can serve a /metrics page over TLS. */
+int harness_tls_files_start(const char *cn, const char *san, const char *dir, char *url,
+                            size_t url_len, char *cert, size_t cert_len, pid_t *pid,
+                            const char **why);
+
 /* For a test's own HTTP server: read one request (head, then its
  * Content-Length body) from fd into buf. Returns the head's length
  * (through the blank line) and *body_len; the body follows the head in

@@ -1078,16 +1078,24 @@ static void test_calibrate_tls_options(void **state)
         print_message("%s: TLS case skipped\n", why);
         skip();
     }
+    /* What to try, as the run's probe says it: the CA (--cacert), not
+     * --model, which the parent asked for whatever failed ("no model
+     * (give --model M)"). */
     char *e = calibrate_tls(url, NULL, NULL);
     print_message("verified: %s", e);
     if (!strstr(e, "certificate") && !strstr(e, "SSL"))
         fail_msg("without --cacert or --insecure: expected a certificate error, got %s", e);
+    if (!strstr(e, "--cacert") || strstr(e, "--model"))
+        fail_msg("without --cacert: the hint should name --cacert, not --model; got %s", e);
     free(e);
 
+    /* A web page at /models is a --url question, not a --model one. */
     e = calibrate_tls(url, "--cacert", cert);
     print_message("--cacert: %s", e);
     if (!strstr(e, "/models: response is not JSON"))
         fail_msg("with --cacert the handshake should pass and /models answer HTML; got %s", e);
+    if (!strstr(e, "is --url the API's base") || strstr(e, "--model"))
+        fail_msg("an HTML /models: the hint should ask about --url, not --model; got %s", e);
     free(e);
 
     e = calibrate_tls(url, "--insecure", NULL);
