@@ -471,8 +471,8 @@ uint32_t dist_to_tokens(double v)
 {
     if (!(v >= 1.0))
         return 1;
-    if (v > 4e9)
-        return 4000000000u;
+    if (v > (double)DIST_TOKENS_MAX)
+        return DIST_TOKENS_MAX;
     return (uint32_t)llround(v);
 }
 
@@ -604,8 +604,11 @@ int dist_check_tokens(const struct dist *d, const char *flag, const char *spec, 
     if (warnlen)
         warn[0] = '\0';
     char why[160];
+    const char *sp = flag ? " " : ""; /* flag NULL: "SPEC: why" */
+    if (!flag)
+        flag = "";
     if (dist_check_length(d, why, sizeof why) != 0)
-        return ll_errf(err, errlen, "%s %s: %s", flag, spec, why);
+        return ll_errf(err, errlen, "%s%s%s: %s", flag, sp, spec, why);
     double median = dist_median(d);
     if (median > DIST_TOKENS_MEDIAN_MAX) {
         if (d->kind == DIST_LOGNORMAL && !d->by_median && exp(d->a) > DIST_TOKENS_HINT_MEDIAN) {
@@ -613,23 +616,23 @@ int dist_check_tokens(const struct dist *d, const char *flag, const char *spec, 
             fmt_plain(d->a, mu, sizeof mu);
             fmt_plain(d->b, sigma, sizeof sigma);
             return ll_errf(err, errlen,
-                           "%s %s: a median of %.3g tokens, beyond any model's context "
+                           "%s%s%s: a median of %.3g tokens, beyond any model's context "
                            "(at most %.0f): lognormal:MU,SIGMA takes MU as the log of the "
                            "median; for a median of %s tokens write "
                            "lognormal:median=%s,sigma=%s",
-                           flag, spec, median, DIST_TOKENS_MEDIAN_MAX, mu, mu, sigma);
+                           flag, sp, spec, median, DIST_TOKENS_MEDIAN_MAX, mu, mu, sigma);
         }
         return ll_errf(err, errlen,
-                       "%s %s: a median of %.3g tokens, beyond any model's context (at most "
+                       "%s%s%s: a median of %.3g tokens, beyond any model's context (at most "
                        "%.0f)",
-                       flag, spec, median, DIST_TOKENS_MEDIAN_MAX);
+                       flag, sp, spec, median, DIST_TOKENS_MEDIAN_MAX);
     }
     double p99 = dist_p99(d);
     if (p99 > DIST_TOKENS_P99_WARN && warnlen)
         snprintf(warn, warnlen,
-                 "warning: %s %s: 1%% of the lengths are above %.3g tokens, beyond most "
+                 "warning: %s%s%s: 1%% of the lengths are above %.3g tokens, beyond most "
                  "models' context (add max=N to bound them)",
-                 flag, spec, p99);
+                 flag, sp, spec, p99);
     return 0;
 }
 

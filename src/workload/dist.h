@@ -81,10 +81,19 @@ double dist_sample(const struct dist *d, struct rng *r);
 double dist_sample_counted(const struct dist *d, struct rng *r,
                            uint64_t *clamped);
 
+/* The most tokens one length of a request may be: the cap of
+ * dist_to_tokens, and of a trace line's counts (TRACE_MAX_TOKENS is this
+ * constant), so every request a run draws replays from its
+ * --dump-schedule. An empirical file of lengths above it is refused
+ * (empirical_check_length); a distribution's median may not come near it
+ * (DIST_TOKENS_MEDIAN_MAX). */
+#define DIST_TOKENS_MAX 100000000u
+
 /* A drawn length v as a request's token count: the nearest integer in
- * [1, 4e9] (below 1, and NaN, give 1; above 4e9 gives 4e9). The workload's
- * lengths, from a distribution, an empirical file or a class, all pass
- * through it, so --workload classes and the flags round alike. */
+ * [1, DIST_TOKENS_MAX] (below 1, and NaN, give 1; above the cap gives the
+ * cap). The workload's lengths, from a distribution, an empirical file or
+ * a class, all pass through it, so --workload classes and the flags round
+ * alike. */
 uint32_t dist_to_tokens(double v);
 
 /* dist_sample rounded to the nearest integer and made >= 0 (for token
@@ -124,7 +133,8 @@ double dist_p99(const struct dist *d);
 int dist_check_length(const struct dist *d, char *err, size_t errlen);
 
 /* Check d as a distribution of token lengths given to flag (e.g.
- * "--prompt-tokens", as spec). Returns LL_E_INVAL with a one-line reason
+ * "--prompt-tokens", as spec; flag NULL: a file's field, which its caller
+ * names). Returns LL_E_INVAL with a one-line reason
  * naming flag and spec in err when dist_check_length refuses it or its
  * median is above DIST_TOKENS_MEDIAN_MAX (pointing a lognormal:MU,SIGMA
  * with a huge e^MU to the median= form); else 0, with warn (warnlen

@@ -23,12 +23,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "workload/dist.h"
+
 /* "absent" for the optional 64-bit fields. */
 #define TRACE_NONE UINT64_MAX
 /* Most requests in one trace (each takes about 72 bytes plus its prompt). */
 #define TRACE_MAX_ENTRIES 10000000u
-/* Largest token count in a request. */
-#define TRACE_MAX_TOKENS 100000000u
+/* Largest token count in a request: the one cap of every drawn length
+ * (dist.h), so a dumped schedule always loads back. */
+#define TRACE_MAX_TOKENS DIST_TOKENS_MAX
 /* Most distinct class names, and the longest (NUL included). */
 #define TRACE_MAX_CLASSES 256
 #define TRACE_CLASS_MAX 64
