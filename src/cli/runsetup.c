@@ -318,6 +318,39 @@ const char *run_setup_model_note(struct run_setup *rs)
     return rs->target.model_unlisted ? "not listed by the target's /models: see the warning" : NULL;
 }
 
+/* An https:// --url at a server that speaks plain HTTP: stop before the
+ * load with the one thing to change, instead of a run whose every request
+ * waits out --timeout-connect and reads as a slow server
+ * (fetch_plain_http_at; docs/http-client.md). Asked of each https://
+ * endpoint: one TLS handshake (2 s, or --timeout-connect where it is
+ * shorter), and a plain GET (1 s) only where it failed. Returns LL_EXIT_OK,
+ * LL_EXIT_RUNTIME with the hint on stderr, or LL_EXIT_OK with *stopped set
+ * when a stop signal came. */
+static int refuse_plain_http(const struct transport_config *tc, int sig_fd, int *stopped)
+{
+    uint64_t connect_ns = 2 * LL_NS_PER_SEC;
+    if (tc->connect_timeout_ns && tc->connect_timeout_ns < connect_ns)
+        connect_ns = LL_MAX(tc->connect_timeout_ns, LL_NS_PER_MS);
+    struct fetch_opts fo = contract_fetch_opts(tc, NULL, &sig_fd, connect_ns, connect_ns, 0);
+    uint32_t n = tc->endpoints.n > 1 ? tc->endpoints.n : 1;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *url = tc->endpoints.n > 1 ? tc->endpoints.url[i] : tc->base_url;
+        if (strncasecmp(url, "https://", 8) != 0)
+            continue;
+        char hostport[300];
+        int rc = fetch_plain_http_at(url, &fo, hostport, sizeof hostport);
+        if (rc == LL_E_INTR) {
+            *stopped = 1;
+            return LL_EXIT_OK;
+        }
+        if (rc == 1) {
+            ll_errorf("the server at %s answered in plain HTTP: use http://", hostport);
+            return LL_EXIT_RUNTIME;
+        }
+    }
+    return LL_EXIT_OK;
+}
+
 /* libcurl, the request headers, the probe and the model (run_setup_open).
  * With --model the probe runs in the background (run.json's target only);
  * without, it is waited for, unless a stop signal comes (sig_fd): then
@@ -383,6 +416,9 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
         t->headers = curl_slist_append(t->headers, o->headers[i]);
     cfg->transport.headers = t->headers;
 
+    int prc0 = refuse_plain_http(&cfg->transport, sig_fd, stopped);
+    if (prc0 != LL_EXIT_OK || *stopped)
+        return prc0;
     /* --prompt-ids waits for the answer even with --model: the vocabulary
      * in it decides whether the IDs can be sent at all. */
     if (o->model && !cfg->transport.prompt_ids) {

@@ -132,6 +132,9 @@ struct worker {
     /* sessions */
     struct session_set sessions;
     uint64_t sessions_started, sessions_in_window, sessions_cut, sessions_failed;
+    /* 1 while the grace's end cancels what is in flight: a session whose
+     * last turn it cancels is cut, not ended */
+    int cancelling;
     uint64_t last_session_start_ns; /* the latest session's arrival, relative */
     size_t n_cls;
 

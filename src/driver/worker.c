@@ -448,7 +448,10 @@ static void dispatch_sessions(struct worker *w, uint64_t now)
  * next turn past --duration cuts the
  * session. After a stop signal the drain still closes a session whose
  * last turn came back (ended, not cut) and one whose turn failed (failed);
- * only a session with turns still unsent is left open, to be counted cut. */
+ * a session with turns still unsent is left open, to be counted cut, and
+ * one whose last turn the grace's end cancelled is cut: that turn never
+ * completed, so the conversation did not end (the parent counted it
+ * ended). */
 static void session_turn_done(struct worker *w, const struct record *r)
 {
     const struct run_config *cfg = w->d->cfg;
@@ -461,6 +464,8 @@ static void session_turn_done(struct worker *w, const struct record *r)
     s->hist[r->turn].output_tokens = r->output_tokens;
     s->hist[r->turn].unanswered = r->output_tokens == 0;
     if (s->started >= s->turns) {
+        if (w->cancelling)
+            w->sessions_cut += (uint64_t)s->in_window;
         session_close(&w->sessions, ordinal);
         return;
     }
@@ -764,7 +769,9 @@ void *worker_main(void *arg)
             worker_stop(w);
         if (!cancelled &&
             (level >= 2 || (level == 1 && now >= atomic_load(&d->cancel_at_abs_ns)))) {
+            w->cancelling = 1;
             transport_cancel_all(w->t, REC_CANCELLED, "cancelled: run stopped (grace expired)");
+            w->cancelling = 0;
             cancelled = 1;
         }
         if (cfg->mode == LOAD_CAPPED)

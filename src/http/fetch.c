@@ -218,6 +218,94 @@ int fetch_request(struct fetcher *f, const char *url, const char *post_body,
     return 0;
 }
 
+/* "HOST:PORT" of url into buf ("" when libcurl cannot parse it), and
+ * url with its scheme made http:// and its path "/" into plain (caller
+ * frees with curl_free; NULL when it cannot be parsed). */
+static char *plain_url_of(const char *url, char *hostport, size_t len)
+{
+    char *plain = NULL, *host = NULL, *port = NULL;
+    hostport[0] = '\0';
+    CURLU *u = curl_url();
+    if (!u || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK)
+        goto out;
+    snprintf(hostport, len, "%s:%s", host, port);
+    if (curl_url_set(u, CURLUPART_SCHEME, "http", 0) != CURLUE_OK ||
+        curl_url_set(u, CURLUPART_PORT, port, 0) != CURLUE_OK ||
+        curl_url_set(u, CURLUPART_PATH, "/", 0) != CURLUE_OK ||
+        curl_url_set(u, CURLUPART_QUERY, NULL, 0) != CURLUE_OK)
+        goto out;
+    curl_url_get(u, CURLUPART_URL, &plain, 0);
+out:
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(u);
+    return plain;
+}
+
+/* Did a TLS handshake that ended with cc (libcurl's words in why) find a
+ * peer that does not speak TLS? A handshake with no answer in time, or
+ * bytes that are no TLS record (OpenSSL: "wrong version number", "packet
+ * length too long") or a close before any (OpenSSL: "unexpected eof").
+ * Not a certificate refused, nor a TLS alert: that server spoke TLS, and
+ * one that also answers plain HTTP (nginx) must not read as plain. */
+static int not_tls(CURLcode cc, const char *why)
+{
+    if (cc == CURLE_OPERATION_TIMEDOUT)
+        return 1;
+    if (cc != CURLE_SSL_CONNECT_ERROR && cc != CURLE_RECV_ERROR && cc != CURLE_GOT_NOTHING)
+        return 0;
+    return strstr(why, "wrong version number") || strstr(why, "packet length too long") ||
+           strstr(why, "unexpected eof");
+}
+
+int fetch_plain_http_at(const char *url, const struct fetch_opts *opts, char *hostport,
+                        size_t hostport_len)
+{
+    char why[CURL_ERROR_SIZE] = "";
+    char *plain = plain_url_of(url, hostport, hostport_len);
+    struct fetcher *f = fetch_new();
+    int rc = 0;
+    if (!plain || !f)
+        goto out;
+    /* The TLS handshake alone: a server that completes it speaks TLS. */
+    curl_easy_setopt(f->curl, CURLOPT_ERRORBUFFER, why);
+    curl_easy_setopt(f->curl, CURLOPT_URL, url);
+    curl_easy_setopt(f->curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(f->curl, CURLOPT_CONNECT_ONLY, 1L);
+    curl_easy_setopt(f->curl, CURLOPT_CONNECTTIMEOUT_MS, ms_of(opts->connect_timeout_ns));
+    fetch_setopt_tls(f->curl, opts->insecure, opts->cacert);
+    CURLcode cc;
+    if (perform(f, opts, &cc) == LL_E_INTR) {
+        rc = LL_E_INTR;
+        goto out;
+    }
+    if (!not_tls(cc, why))
+        goto out; /* it spoke TLS, or nothing is there: not this question */
+    /* On a fresh handle: CONNECT_ONLY's connection is not one to reuse. */
+    fetch_free(f);
+    f = fetch_new();
+    struct fetch_opts po = *opts;
+    po.headers = NULL;
+    /* An HTTP server answers a GET at once; 1 s keeps a TLS server that
+     * is merely slow from costing the run more than its handshake did. */
+    po.timeout_ns = LL_MIN(opts->connect_timeout_ns, LL_NS_PER_SEC);
+    po.connect_timeout_ns = po.timeout_ns;
+    po.max_body_bytes = 4096;
+    struct fetch_response r = {0};
+    int frc = fetch_request(f, plain, NULL, &po, &r, why, sizeof why);
+    if (frc == LL_E_INTR)
+        rc = LL_E_INTR;
+    else if (r.status > 0)
+        rc = 1;
+    fetch_response_free(&r);
+out:
+    fetch_free(f);
+    curl_free(plain);
+    return rc;
+}
+
 json_t *fetch_json(struct fetcher *f, const char *url, const char *post_body,
                    const struct fetch_opts *opts, struct fetch_response *r, int *rc, char *err,
                    size_t errlen)

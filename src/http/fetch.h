@@ -86,6 +86,26 @@ json_t *fetch_json(struct fetcher *f, const char *url, const char *post_body,
                    const struct fetch_opts *opts, struct fetch_response *r, int *rc, char *err,
                    size_t errlen);
 
+/* Does the server at url (an https:// URL) answer in plain HTTP? A TLS
+ * client hello sent to a plain-HTTP server gets a 400 in plain text (the
+ * TLS library then fails with "wrong version number") or nothing at all
+ * (llama.cpp's server, `llmload sim`: it waits for the end of a request
+ * line that never comes), and then every request of a run waits out its
+ * connect timeout and reads as a slow server. So: one TLS handshake with
+ * url's host and port (within opts->connect_timeout_ns, which must not be
+ * 0), and only where it got no answer in time or bytes that are not
+ * TLS (a certificate refused or a TLS alert is a TLS server), one plain GET of
+ * http://HOST:PORT/ within that time or 1 s, whichever is shorter; an
+ * HTTP status line back means yes. A TLS server that also answers plain HTTP (nginx's "400 The plain
+ * HTTP request was sent to HTTPS port") completes the handshake first, so
+ * it is never asked. opts: its TLS settings, connect timeout and cancel
+ * descriptors only. hostport gets "HOST:PORT" from url. Returns 1 (yes),
+ * 0 (no, or no answer, or url cannot be parsed), or LL_E_INTR when a
+ * cancel descriptor became readable first. Blocks for a connect timeout
+ * and 1 s at most. */
+int fetch_plain_http_at(const char *url, const struct fetch_opts *opts, char *hostport,
+                        size_t hostport_len);
+
 /* What --insecure and --cacert mean for a libcurl handle, set on e: with
  * insecure, neither the certificate nor the host name is checked; cacert
  * (borrowed; NULL: the system's) is the CA bundle. The load's handles

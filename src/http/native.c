@@ -352,6 +352,17 @@ static void conn_complete(struct native *nat, struct tconn *c, uint64_t now_abs,
     transport_finish(&q->slot, now_abs);
 }
 
+/* Do the n bytes that begin a response look like a TLS record (an alert,
+ * 0x15, or a handshake, 0x16, then a 3.x version) rather than HTTP? Then
+ * an http:// URL points at a TLS port: the server answered our request
+ * in TLS, most often with an alert and a close. Without this check the
+ * alert's few bytes, no line end among them, wait in the parser until the
+ * close and read as "closed the connection with no response". */
+static int looks_like_tls(const char *b, ssize_t n)
+{
+    return n >= 3 && (b[0] == 0x15 || b[0] == 0x16) && b[1] == 0x03 && (unsigned char)b[2] <= 4;
+}
+
 /* One read from c, decoded. Returns 1 when bytes were read and the
  * response goes on, 0 when there was nothing to read, -1 when the request
  * or the connection ended (c may be gone). */
@@ -380,6 +391,14 @@ static int conn_readable(struct native *nat, struct tconn *c)
         }
         q->slot.read_abs_ns = now;
         q->slot.last_read_abs_ns = now;
+        if (c->h1.bytes_seen == 0 && looks_like_tls(nat->rbuf, n)) {
+            char detail[200];
+            snprintf(detail, sizeof detail, "the server at %.80s answered in TLS: use https://",
+                     c->ep->hostport);
+            native_detach(nat, q);
+            native_fail(nat, q, REC_TRANSPORT_ERROR, detail, now);
+            return -1;
+        }
         size_t used = 0;
         int rc = h1_parser_feed(&c->h1, nat->rbuf, (size_t)n, &used);
         if (rc == H1_DONE) {

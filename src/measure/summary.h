@@ -351,7 +351,8 @@ enum summary_measured {
     SUMMARY_NONE_OK,     /* requests of the window ended and none was ok */
     SUMMARY_EMPTY,       /* none was in the window (summary_empty_why says why) */
     SUMMARY_SHARD_EMPTY, /* none was in this shard's window: not a failure of the run,
-                          * which llmload merge judges whole */
+                          * which llmload merge judges whole (its words are
+                          * summary.json's "shard_empty" and the run page's note) */
 };
 
 /* Which case s and info are, with its words into buf (len bytes; "" for

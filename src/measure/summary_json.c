@@ -148,6 +148,7 @@ static void summary_header_json(json_t *root, const struct stats *s,
     enum summary_measured m = summary_measured(note, sizeof note, s, info);
     jset(root, "nothing_measured",
          m == SUMMARY_NONE_OK || m == SUMMARY_EMPTY ? jstr(note) : json_null());
+    jset(root, "shard_empty", m == SUMMARY_SHARD_EMPTY ? jstr(note) : json_null());
     jset(root, "steady", info->steady_judged ? json_boolean(info->steady) : json_null());
     jset(root, "steady_warning",
          info->steady_warning[0] ? jstrn(info->steady_warning, sizeof(info->steady_warning))

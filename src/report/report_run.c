@@ -134,6 +134,8 @@ static void run_verdict_line(struct strbuf *t, const json_t *sum)
         strbuf_printf(t, "FAILED: %s; ", none);
     else if (none != NULL)
         strbuf_puts(t, "FAILED: no request succeeded; ");
+    else if (jstr(sum, "shard_empty") != NULL)
+        strbuf_printf(t, "%s; ", jstr(sum, "shard_empty"));
     if (f.len)
         strbuf_printf(t, "FAILED --expect: %s; ", f.data);
     int invalid = json_is_true(json_object_get(sum, "invalid"));
@@ -204,7 +206,9 @@ static void run_banner(struct strbuf *b, const char *cls, const char *prefix, co
     strbuf_puts(b, "</div>\n");
 }
 
-/* The banners: INVALID with its reason, interrupted with the stop
+/* The banners: FAILED (a window that measured nothing) or a shard's
+ * empty window, which is not a failure (summary.json's shard_empty, in
+ * its words), INVALID with its reason, interrupted with the stop
  * reason, closed loop, and each warning summary.json has, in its words. */
 static void run_banners(struct strbuf *b, const json_t *sum)
 {
@@ -214,6 +218,8 @@ static void run_banners(struct strbuf *b, const json_t *sum)
     else if (none != NULL)
         run_banner(b, "invalid",
                    "FAILED: no request succeeded (exit 6); the latencies below are empty.", NULL);
+    else
+        run_banner(b, "closed", NULL, jstr(sum, "shard_empty"));
     struct strbuf f;
     strbuf_init(&f);
     run_expect_failed(sum, &f);

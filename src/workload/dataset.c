@@ -284,8 +284,7 @@ static int jsonl_line(struct dparse *p, const char *s, size_t n,
     uint32_t out_tokens = 0;
     if (v[1].type != JSCAN_INVALID) {
         int64_t x;
-        if (v[1].type != JSCAN_NUMBER || jscan_number_int64(&v[1], &x) != 0 ||
-            x < 1 || x > DATASET_MAX_OUTPUT_TOKENS) {
+        if (jsonfile_whole_number(&v[1], 1, DATASET_MAX_OUTPUT_TOKENS, &x) != 0) {
             derr_at(p, v[1].ptr, "output_tokens", "expected a whole number in "
                     "[1, %u], got %s", DATASET_MAX_OUTPUT_TOKENS,
                     jsonfile_quote(v[1].ptr, v[1].len, q, sizeof(q)));

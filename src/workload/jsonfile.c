@@ -63,6 +63,11 @@ int jsonfile_read_all(const char *path, size_t max_bytes, char **out,
     close(fd);
     if (!buf)
         buf = ll_malloc(1);
+    size_t bom = jsonfile_bom_len(buf, len);
+    if (bom) {
+        memmove(buf, buf + bom, len - bom);
+        len -= bom;
+    }
     buf[len] = '\0';
     *out = buf;
     *out_len = len;
@@ -72,6 +77,11 @@ fail:
     close(fd);
     free(buf);
     return rc;
+}
+
+size_t jsonfile_bom_len(const char *text, size_t len)
+{
+    return len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 }
 
 int jsonfile_load(const char *path, size_t max_bytes, jsonfile_parse_fn *parse, void *out,
@@ -126,6 +136,92 @@ int jsonfile_valid_name(const char *s, size_t n, size_t max)
             return 0;
     }
     return 1;
+}
+
+/* Append the digits s[0..n) to d[0..at), leading zeros of the whole
+ * number left out, at most cap kept; a digit past cap is counted in
+ * *dropped, and *dropped_nonzero set when it is not '0'. Returns the new
+ * at. */
+static size_t take_digits(const char *s, size_t n, char *d, size_t at, size_t cap, long *dropped,
+                          int *dropped_nonzero)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (at == 0 && s[i] == '0')
+            continue;
+        if (at < cap) {
+            d[at++] = s[i];
+        } else {
+            (*dropped)++;
+            *dropped_nonzero |= s[i] != '0';
+        }
+    }
+    return at;
+}
+
+int jsonfile_whole_number(const struct jscan_value *v, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!v || v->type != JSCAN_NUMBER || v->len == 0)
+        return LL_E_INVAL;
+    const char *p = v->ptr, *end = v->ptr + v->len;
+    int neg = *p == '-';
+    p += neg;
+    const char *ip = p;
+    while (p < end && *p >= '0' && *p <= '9')
+        p++;
+    size_t in = (size_t)(p - ip);
+    const char *fp = p;
+    size_t fn = 0;
+    if (p < end && *p == '.') {
+        fp = ++p;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+        fn = (size_t)(p - fp);
+    }
+    /* The exponent, capped: past 1e6 either way the answer is already
+     * known (out of range, or a fraction). */
+    long exp10 = 0;
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        int eneg = 0;
+        if (++p < end && (*p == '+' || *p == '-'))
+            eneg = *p++ == '-';
+        for (; p < end && *p >= '0' && *p <= '9'; p++)
+            exp10 = exp10 < 1000000 ? exp10 * 10 + (*p - '0') : exp10;
+        exp10 = eneg ? -exp10 : exp10;
+    }
+    /* The value is D * 10^e, D the significant digits. 40 digits is more
+     * than any int64 has: a nonzero digit past them makes the number a
+     * fraction or too large, refused either way. */
+    char d[40];
+    long dropped = 0;
+    int dropped_nonzero = 0;
+    size_t dn = take_digits(ip, in, d, 0, sizeof d, &dropped, &dropped_nonzero);
+    dn = take_digits(fp, fn, d, dn, sizeof d, &dropped, &dropped_nonzero);
+    long e = exp10 - (long)fn + dropped;
+    if (dropped_nonzero)
+        return e >= 0 ? LL_E_RANGE : LL_E_INVAL;
+    while (dn > 0 && d[dn - 1] == '0') {
+        dn--;
+        e++;
+    }
+    if (dn > 0 && e < 0)
+        return LL_E_INVAL; /* 5.5, 1e-3: a fraction */
+    if (dn > 0 && (long)dn + e > 19)
+        return LL_E_RANGE;
+    uint64_t mag = 0;
+    for (size_t i = 0; i < dn; i++)
+        mag = mag * 10 + (uint64_t)(d[i] - '0');
+    for (long k = 0; dn > 0 && k < e; k++) {
+        if (mag > UINT64_MAX / 10)
+            return LL_E_RANGE;
+        mag *= 10;
+    }
+    if (mag > (uint64_t)INT64_MAX + (uint64_t)neg)
+        return LL_E_RANGE;
+    int64_t x = neg ? (mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag) : (int64_t)mag;
+    if (x < lo || x > hi)
+        return LL_E_RANGE;
+    *out = x;
+    return 0;
 }
 
 const char *jsonfile_type_name(const json_t *j)

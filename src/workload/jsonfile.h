@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -17,10 +18,19 @@ struct jscan_value;
 #define JSONFILE_MAX_BYTES ((size_t)2 << 30)
 
 /* Read the file at path whole into a new buffer (caller frees with free();
- * one NUL byte is appended, not counted in *out_len). Files over max_bytes
- * are refused. Returns 0, LL_E_IO or LL_E_RANGE with "PATH: reason" in err. */
+ * one NUL byte is appended, not counted in *out_len). A UTF-8 byte-order
+ * mark at the very start (EF BB BF, which Windows editors write) is left
+ * out (jsonfile_bom_len), so that every loader reads such a file as its
+ * editor shows it, line 1's columns counted after the mark; a mark
+ * anywhere else is kept, and each parser refuses it as the stray bytes it
+ * is. Files over max_bytes are refused. Returns 0, LL_E_IO or LL_E_RANGE
+ * with "PATH: reason" in err. */
 int jsonfile_read_all(const char *path, size_t max_bytes, char **out,
                     size_t *out_len, char *err, size_t errlen);
+
+/* 3 when text[0..len) starts with a UTF-8 byte-order mark (EF BB BF),
+ * else 0: the bytes a reader skips before the text proper. */
+size_t jsonfile_bom_len(const char *text, size_t len);
 
 /* Parses text[0..len), the contents of the file name, into the object at
  * out (the loader's own out-parameter); returns 0 or an LL_E* code with
@@ -73,6 +83,17 @@ int jsonfile_valid_name(const char *s, size_t n, size_t max);
  * most about 40 bytes, control and non-ASCII bytes as \xHH, "..." when cut.
  * Returns out. */
 char *jsonfile_quote(const char *s, size_t len, char *out, size_t outlen);
+
+/* The value of the JSON number v (as jscan validated it) as a whole
+ * number in [lo, hi], into *out. A number whose value is exactly an
+ * integer is one, however it is written: 5, 5.0, 5e0, 0.5e1 and 1e3 are
+ * all whole; 5.5 and 1e-3 are not. Decided from the number's text, digit
+ * by digit, never through a double, so 9007199254740993.0 is exact.
+ * Returns 0; LL_E_INVAL when v is not a number or has a fraction;
+ * LL_E_RANGE when it is whole but outside [lo, hi]. *out is set only on
+ * success. Every loader reads an integer field of a user's file with this
+ * one function, and says "expected a whole number ..." when it fails. */
+int jsonfile_whole_number(const struct jscan_value *v, int64_t lo, int64_t hi, int64_t *out);
 
 /* What j is, for an error message: "an object", "an array", "a string",
  * "a number", "a boolean" or "null". */

@@ -57,6 +57,8 @@ struct tparse {
     unsigned long index_line; /* the first line that decided has_index */
     const char *ls;        /* the current line's start */
     unsigned long line;
+    int64_t step; /* records: the first line's "step", or -1 */
+    unsigned long step_line;
 };
 
 static void terr(struct tparse *p, const struct jscan_value *at,
@@ -84,13 +86,14 @@ static int bad_number(struct tparse *p, const struct jscan_value *v, const char 
     return LL_E_INVAL;
 }
 
-/* A whole number field in [lo, hi]. */
+/* A whole number field in [lo, hi], however written (5, 5.0, 5e0:
+ * jsonfile_whole_number). */
 static int get_int(struct tparse *p, const struct jscan_value *v,
                    const char *field, int64_t lo, int64_t hi,
                    const char *expect, int64_t *out)
 {
     int64_t x;
-    if (v->type != JSCAN_NUMBER || jscan_number_int64(v, &x) != 0 || x < lo || x > hi)
+    if (jsonfile_whole_number(v, lo, hi, &x) != 0)
         return bad_number(p, v, field, expect);
     *out = x;
     return 0;
@@ -431,9 +434,113 @@ static void append_entry(struct tparse *p, const struct trace_entry *e,
     t->entries[t->n++] = *e;
 }
 
+/* The members of a run's record (requests.jsonl, docs/formats.md) that
+ * say what was offered, put where a trace line's would be: id as index,
+ * sched_ns, prompt_tokens, max_tokens, class, session as session_id. The
+ * record's other members (what happened to the request) are passed over,
+ * as are members added to records later. Its step, images and inputs go
+ * to step, images and inputs (JSCAN_INVALID when absent). */
+static void record_members(const struct jscan_value *root, struct jscan_value *v,
+                           struct jscan_value *step, struct jscan_value *images,
+                           struct jscan_value *inputs)
+{
+    static const struct {
+        const char *key;
+        int field; /* F_*, or -1, -2, -3: step, images, inputs */
+    } map[] = {
+        {"id", F_INDEX},
+        {"sched_ns", F_SCHED_NS},
+        {"prompt_tokens", F_PROMPT_TOKENS},
+        {"max_tokens", F_MAX_TOKENS},
+        {"class", F_CLASS},
+        {"session", F_SESSION_ID},
+        {"step", -1},
+        {"images", -2},
+        {"inputs", -3},
+    };
+    struct jscan_iter it;
+    struct jscan_value key, val;
+    for (int i = 0; i < F_COUNT; i++)
+        v[i].type = JSCAN_INVALID;
+    step->type = images->type = inputs->type = JSCAN_INVALID;
+    if (jscan_iter_init(&it, root) != 0)
+        return;
+    while (jscan_iter_next_member(&it, &key, &val)) {
+        for (size_t i = 0; i < LL_ARRAY_LEN(map); i++) {
+            if (!jscan_string_equals(&key, map[i].key, strlen(map[i].key)))
+                continue;
+            struct jscan_value *to = map[i].field >= 0    ? &v[map[i].field]
+                                     : map[i].field == -1 ? step
+                                     : map[i].field == -2 ? images
+                                                          : inputs;
+            if (to->type == JSCAN_INVALID) /* the first wins, as the reader's */
+                *to = val;
+            break;
+        }
+    }
+}
+
+/* A record line's fields as a trace line's, into v (record_members), and
+ * what a trace cannot say refused: a request with images (its
+ * prompt_tokens count them), an embeddings batch, records of several sweep
+ * steps (each step's sched_ns counts from its own t = 0), a record without
+ * a scheduled time. Returns 0, or LL_E_INVAL with the message in p->err. */
+static int record_fields(struct tparse *p, const struct jscan_value *root, struct jscan_value *v)
+{
+    struct jscan_value step, images, inputs;
+    int64_t x;
+    record_members(root, v, &step, &images, &inputs);
+    if (v[F_INDEX].type == JSCAN_INVALID) {
+        terr(p, root, "id", "missing: expected a record of requests.jsonl, like line %lu",
+             p->index_line);
+        return LL_E_INVAL;
+    }
+    if (v[F_SCHED_NS].type == JSCAN_NULL) {
+        terr(p, &v[F_SCHED_NS], "sched_ns", "null: the record has no scheduled time to replay");
+        return LL_E_INVAL;
+    }
+    if (images.type != JSCAN_INVALID) {
+        terr(p, &images, "images",
+             "the request carried images, which a trace cannot say (its prompt_tokens "
+             "count their tokens): a run with images cannot be replayed from its records");
+        return LL_E_INVAL;
+    }
+    if (inputs.type != JSCAN_INVALID) {
+        terr(p, &inputs, "inputs",
+             "an embeddings request (a batch of inputs), which a trace cannot say: "
+             "expected the records of a completion run");
+        return LL_E_INVAL;
+    }
+    int64_t s = -1;
+    if (step.type != JSCAN_INVALID && jsonfile_whole_number(&step, 0, INT64_MAX, &x) == 0)
+        s = x;
+    if (p->t->n == 0) {
+        p->step = s;
+        p->step_line = p->line;
+    } else if (s != p->step) {
+        terr(p, step.type != JSCAN_INVALID ? &step : root, "step",
+             "%lld, but line %lu's is %lld: a sweep's records hold one schedule per step, "
+             "each from its own t = 0; replay one step's, e.g. "
+             "jq -c 'select(.step == %lld)' requests.jsonl",
+             (long long)s, p->step_line, (long long)p->step, (long long)p->step);
+        return LL_E_INVAL;
+    }
+    return 0;
+}
+
+/* Whether the object root is a run's record (requests.jsonl): it has the
+ * two members every record starts with, "id" and "kind". */
+static int is_record(const struct jscan_value *root)
+{
+    struct jscan_value x;
+    return jscan_object_get(root, "id", 2, &x) == 0 && jscan_object_get(root, "kind", 4, &x) == 0;
+}
+
 /* One non-blank line, s[0..n): one JSON object, its fields checked in the
  * order the messages promise (arrival, lengths, optional fields, index),
- * then appended. Returns 0, or an error with "NAME:LINE:COL: ..." in
+ * then appended. The first line says whether the file is a trace or a
+ * run's records (is_record); a record's fields are read as record_fields
+ * says. Returns 0, or an error with "NAME:LINE:COL: ..." in
  * p->err; on error the entry is not appended. */
 static int parse_line(struct tparse *p, const char *s, size_t n)
 {
@@ -455,9 +562,15 @@ static int parse_line(struct tparse *p, const char *s, size_t n)
              jsonfile_quote(root.ptr, root.len, q, sizeof(q)));
         return LL_E_INVAL;
     }
-    if ((rc = jsonfile_json_members(p->name, p->line, s, &root, field_names,
-                                  F_COUNT, v, p->err, p->errlen)))
+    if (p->t->n == 0)
+        p->t->from_records = is_record(&root);
+    if (p->t->from_records) {
+        if ((rc = record_fields(p, &root, v)))
+            return rc;
+    } else if ((rc = jsonfile_json_members(p->name, p->line, s, &root, field_names, F_COUNT, v,
+                                           p->err, p->errlen))) {
         return rc;
+    }
     if (p->t->n >= TRACE_MAX_ENTRIES) {
         terr(p, &root, NULL, "too many requests: at most %u are read",
              TRACE_MAX_ENTRIES);
@@ -524,8 +637,7 @@ void trace_free(struct trace *t)
 int trace_parse(const char *name, const char *text, size_t len,
                 struct trace **out, char *err, size_t errlen)
 {
-    struct tparse p = {.name = name, .err = err, .errlen = errlen,
-                       .time_field = -1};
+    struct tparse p = {.name = name, .err = err, .errlen = errlen, .time_field = -1, .step = -1};
     int rc = LL_E_INVAL;
 
     *out = NULL;

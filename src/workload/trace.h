@@ -15,6 +15,14 @@
  * `llmload run --dump-schedule` writes load back to the same requests at
  * the same offsets (no rebasing of sched_ns or t).
  *
+ * A run's records (requests.jsonl, docs/formats.md) load as a trace too,
+ * told apart by the first line's "id" and "kind": each record is the
+ * request the run offered, its id the index, its sched_ns the offset, its
+ * prompt_tokens, max_tokens, class and session carried, whatever
+ * happened to it (failed, cancelled and dropped requests were offered
+ * too); its other members are passed over. Records of requests with
+ * images, of embeddings, or of several sweep steps are refused.
+ *
  * Every error is one line naming the file, line, column and field:
  *   trace.jsonl:7:31: max_tokens: expected a whole number in [1, 100000000], got 0 */
 #ifndef LL_TRACE_H
@@ -72,6 +80,7 @@ struct trace {
     size_t n_classes;
     enum trace_time_field time_field;
     int has_index;                 /* the lines carried "index" */
+    int from_records;              /* the file is a run's requests.jsonl */
 };
 
 /* Load the trace at path. Returns 0 and a new *out (caller frees with

@@ -215,6 +215,26 @@ static int get_number(struct wctx *c, const char *path, json_t *obj,
     return 0;
 }
 
+/* j, the value at the dotted path, as a whole number in [lo, hi], read
+ * from its own text however it is written (5, 5.0, 5e0:
+ * jsonfile_whole_number). Returns 0, or LL_E_INVAL / LL_E_RANGE for the
+ * caller's message. */
+static int whole_at(const struct wctx *c, const char *path, const json_t *j, int64_t lo, int64_t hi,
+                    int64_t *out)
+{
+    struct jscan_value v;
+    if (!json_is_number(j))
+        return LL_E_INVAL;
+    if (c->have_root && jscan_path_get(&c->root, path, &v) == 0)
+        return jsonfile_whole_number(&v, lo, hi, out);
+    /* Not reached (a document jansson read is one jscan validates) but
+     * for a nesting past jscan's depth: the integers jansson read. */
+    if (!json_is_integer(j) || json_integer_value(j) < lo || json_integer_value(j) > hi)
+        return LL_E_INVAL;
+    *out = (int64_t)json_integer_value(j);
+    return 0;
+}
+
 /* A whole-number field in [lo, hi]; absent is an error when required. */
 static int get_count(struct wctx *c, const char *path, json_t *obj,
                      const char *key, uint32_t lo, uint32_t hi, int required,
@@ -229,10 +249,9 @@ static int get_count(struct wctx *c, const char *path, json_t *obj,
         werr(c, sub, "missing: expected a whole number in [%u, %u]", lo, hi);
         return LL_E_INVAL;
     }
-    json_int_t v = json_is_integer(j) ? json_integer_value(j) : -1;
-    if (!json_is_integer(j) || v < (json_int_t)lo || v > (json_int_t)hi) {
+    int64_t v;
+    if (whole_at(c, sub, j, lo, hi, &v) != 0)
         return werr_got(c, sub, j, "a whole number in [%u, %u]", lo, hi);
-    }
     *out = (uint32_t)v;
     return 0;
 }
@@ -522,8 +541,10 @@ static int parse_images(struct wctx *c, const char *path, json_t *j, struct imag
     char spec[64], err[320];
     uint32_t n_shared = 0;
     if (shared) {
-        double v = json_is_number(shared) ? json_number_value(shared) : -1;
-        if (!json_is_number(shared) || v != floor(v) || v < 1 || v > IMAGE_PER_REQUEST_MAX) {
+        char sub[WL_PATH_MAX];
+        int64_t v;
+        join(sub, sizeof sub, path, "prefix_images");
+        if (whole_at(c, sub, shared, 1, IMAGE_PER_REQUEST_MAX, &v) != 0) {
             char *g = got(shared);
             werr(c, path,
                  "prefix_images: expected a whole number of images each prefix group shares, "
@@ -714,7 +735,8 @@ static int parse_root(struct wctx *c, json_t *root, struct wl_file *f)
     if ((rc = check_keys(c, "", root, keys)))
         return rc;
     json_t *v = json_object_get(root, "version");
-    if (v && !(json_is_integer(v) && json_integer_value(v) == 1)) {
+    int64_t ver;
+    if (v && whole_at(c, "version", v, 1, 1, &ver) != 0) {
         return werr_got(c, "version", v, "1 (the only schema version)");
     }
     json_t *cl = json_object_get(root, "classes");

@@ -66,6 +66,8 @@ enum hostile_mode {
     HM_DRIP_IDLE,      /* one event, then the next one byte a second */
     HM_DRIP_FAST,      /* one event, then the next one byte every 100 ms */
     HM_RESET,          /* read the request, then reset the connection (SO_LINGER 0) */
+    HM_TLS_ALERT,      /* read the request, answer a TLS alert record and close: a TLS
+                        * port given an http:// URL (some TLS stacks just close) */
     HM_HTTP10,         /* HTTP/1.0, no length, no chunking: the close ends the body */
     HM_GZIP,           /* the stream gzip-encoded, though nobody asked for it */
     HM_HTML_TYPE,      /* a correct SSE body labelled text/html */
@@ -429,6 +431,12 @@ static int serve_post(const struct conn *c)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
         close(fd);
         return 2;
+    }
+    case HM_TLS_ALERT: {
+        /* A fatal protocol_version alert, TLS 1.2 framing. */
+        static const char alert[] = {0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46};
+        send_all(fd, alert, sizeof alert);
+        break;
     }
     case HM_HTTP10: {
         size_t n = stream_text(text, sizeof text, STREAM_TOKENS);
@@ -1360,6 +1368,24 @@ static void test_early_error_before_body_sent(void **state)
     run_free(&r);
 }
 
+/* An http:// URL at a TLS port, whose server answers the request's plain
+ * bytes with a TLS alert: the record says so (transport_error, "use
+ * https://") at once, where the alert's 7 bytes, without a line end, used
+ * to wait in the parser for the close and read as a connection closed
+ * with no response (connect_error). libcurl gives its own words
+ * (docs/http-client.md). */
+static void test_http_url_at_tls_port(void **state)
+{
+    const char *client = getenv("LLMLOAD_HTTP_CLIENT");
+    int native = !client || strcmp(client, "curl") != 0;
+    const struct rec_want w = {.null_field = "http_status",
+                               .detail_has = {native ? "answered in TLS: use https://" : NULL}};
+    struct run r;
+    hostile_check(HM_TLS_ALERT, NULL, 3, "transport_error", &w, &r);
+    print_message("%s\n", harness_sval(json_array_get(r.recs, 0), "detail"));
+    run_free(&r);
+}
+
 /* Nothing listens on the port: connect_error, no status, no output. The
  * probe fails too, and with --model given the run goes on. */
 static void test_connection_refused(void **state)
@@ -1929,6 +1955,7 @@ int main(void)
         cmocka_unit_test_teardown(test_redirect_not_followed, teardown),
         cmocka_unit_test_teardown(test_keepalive_closed_under_request, teardown),
         cmocka_unit_test_teardown(test_early_error_before_body_sent, teardown),
+        cmocka_unit_test_teardown(test_http_url_at_tls_port, teardown),
         cmocka_unit_test_teardown(test_connection_refused, teardown),
         cmocka_unit_test_teardown(test_unknown_host, teardown),
         cmocka_unit_test_teardown(test_tls_self_signed, teardown),

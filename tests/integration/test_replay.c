@@ -152,6 +152,63 @@ static void check_replay_of_dump(double scale, const char *scale_arg)
     free(dir);
 }
 
+/* A run's requests.jsonl replays as a trace: the replay offers every
+ * request the run offered (failed ones too: the sim fails a fifth with
+ * 500 or 429) with its id, scheduled offset, prompt and max tokens and
+ * class, which the run's --dump-schedule of the same flags says, exactly. */
+static void test_replay_of_records(void **state)
+{
+    const char *sargs[] = {"--profile", "instant", "--fault", "500:0.1",
+                           "--fault",   "429:0.1", NULL};
+    struct replay_paths rp;
+    replay_paths_start(sargs, &rp);
+    char wl[700], dump[700], run_out[640], path[700];
+    snprintf(wl, sizeof wl, "%s/wl.json", rp.dir);
+    snprintf(dump, sizeof dump, "%s/dump.jsonl", rp.dir);
+    snprintf(run_out, sizeof run_out, "%s/run", rp.dir);
+    harness_write_file(wl, "{\"classes\": ["
+                           "{\"name\": \"chat\", \"weight\": 3, \"prompt_tokens\": "
+                           "\"uniform:10,200\", \"output_tokens\": \"uniform:2,20\"},"
+                           "{\"name\": \"rag\", \"weight\": 1, \"prompt_tokens\": 300, "
+                           "\"output_tokens\": 4}]}");
+    const char *run_args[] = {
+        "run",        "--url", rp.url,  "--rate", "100",     "--requests",      "40", "--seed", "7",
+        "--workload", wl,      "--out", run_out,  "--quiet", "--dump-schedule", dump, NULL};
+    free(run_llmload(run_args, 0, 1));
+    snprintf(path, sizeof path, "%s/requests.jsonl", run_out);
+    const char *rep_args[] = {"replay", path, "--url", rp.url, "--out", rp.out, "--quiet", NULL};
+    free(run_llmload(rep_args, 0, 1));
+    harness_sim_teardown(NULL);
+
+    struct harness_recs *d = harness_recs_load(dump);
+    struct harness_recs *run = harness_recs_load(path);
+    snprintf(path, sizeof path, "%s/requests.jsonl", rp.out);
+    struct harness_recs *r = harness_recs_load(path);
+    assert_int_equal(d->n, 40);
+    assert_int_equal(run->n, d->n);
+    assert_int_equal(r->n, d->n);
+    size_t failed = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        json_t *want = d->items[i];
+        int64_t id = harness_ival(want, "index");
+        json_t *got = by_id(r, "id", id), *was = by_id(run, "id", id);
+        if (!got || !was)
+            fail_msg("no record for schedule index %lld", (long long)id);
+        assert_int_equal(harness_ival(got, "sched_ns"), harness_ival(want, "sched_ns"));
+        assert_int_equal(harness_ival(got, "prompt_tokens"), harness_ival(want, "prompt_tokens"));
+        assert_int_equal(harness_ival(got, "max_tokens"), harness_ival(want, "max_tokens"));
+        assert_string_equal(harness_sval(got, "class"), harness_sval(want, "class"));
+        failed += strcmp(harness_sval(was, "kind"), "ok") != 0;
+    }
+    print_message("the run's records: %zu of %zu failed, replayed all the same\n", failed, d->n);
+    assert_true(failed > 0);
+    harness_recs_free(d);
+    harness_recs_free(run);
+    harness_recs_free(r);
+    harness_rm_rf(rp.dir);
+    free(rp.dir);
+}
+
 static void test_replay_identical_to_dump(void **state)
 {
     check_replay_of_dump(1.0, "1");
@@ -800,6 +857,7 @@ static void test_replay_salt(void **state)
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_replay_identical_to_dump, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_replay_of_records, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_salt, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_time_scale_halves_offsets, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_trace_fields, harness_sim_teardown),

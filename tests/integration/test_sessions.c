@@ -729,6 +729,66 @@ static void test_sessions_stop_cuts_only_unfinished(void **state)
     harness_recs_free(all);
 }
 
+/* A session whose last turn the grace's end cancels is cut, not ended:
+ * 10 constant sessions/s of one turn, each answer exactly 2000 tokens
+ * (--ignore-eos: about 10 s on the default sim), SIGINT at 1 s with
+ * --grace 200ms. Every turn in
+ * flight is cancelled, so no session ended: every one started is cut.
+ * The parent closed a session on its last turn's record whatever its
+ * kind, and counted them all ended ("10 started, 0 cut short"). */
+static void test_sessions_grace_cancel_cuts_last_turn(void **state)
+{
+    (void)state;
+    char url[160], dir[600], outp[600], errp[600];
+    harness_sim_v1_start(url, sizeof url, NULL);
+    harness_tmp_path(dir, sizeof dir, "g");
+    harness_tmp_path(outp, sizeof outp, "g.out");
+    harness_tmp_path(errp, sizeof errp, "g.err");
+    const char *a[] = {"run",
+                       "--url",
+                       url,
+                       "--out",
+                       dir,
+                       "--quiet",
+                       "--no-metrics",
+                       "--sessions",
+                       "10",
+                       "--arrival",
+                       "constant",
+                       "--turns",
+                       "1",
+                       "--output-tokens",
+                       "2000",
+                       "--ignore-eos",
+                       "--duration",
+                       "10s",
+                       "--warmup",
+                       "0",
+                       "--grace",
+                       "200ms",
+                       NULL};
+    cur_client = harness_spawn(a, outp, errp, -1, NULL, NULL);
+    struct timespec ts = {.tv_sec = 1, .tv_nsec = 0};
+    nanosleep(&ts, NULL);
+    assert_int_equal(kill(cur_client, SIGINT), 0);
+    int st = harness_reap(cur_client, 30000);
+    cur_client = 0;
+    assert_int_equal(st, 130);
+    struct harness_recs *all = harness_requests_load(dir);
+    assert_true(all->n > 0);
+    for (size_t i = 0; i < all->n; i++)
+        assert_string_equal(harness_sval(all->items[i], "kind"), "cancelled");
+    json_t *sj = harness_summary_load(dir);
+    json_t *ses = json_object_get(sj, "sessions");
+    print_message("grace: %zu records, started %lld, cut %lld\n", all->n,
+                  (long long)harness_ival(ses, "started"), (long long)harness_ival(ses, "cut"));
+    assert_int_equal(harness_ival(ses, "started"), (int64_t)all->n);
+    assert_int_equal(harness_ival(ses, "cut"), (int64_t)all->n);
+    assert_int_equal(harness_ival(ses, "failed"), 0);
+    json_decref(sj);
+    harness_recs_free(all);
+}
+
 /* A session has one class: 12 sessions of 4 turns with two equally
  * weighted classes on two APIs (chat and completions). Every record of a
  * session carries its turn 0's class, and both classes occur (premise:
@@ -826,4 +886,5 @@ HARNESS_MAIN(
     cmocka_unit_test_teardown(test_sessions_spend_guard_ends_arrivals, harness_sim_tmp_teardown),
     cmocka_unit_test_teardown(test_sessions_one_class, harness_sim_tmp_teardown),
     cmocka_unit_test_teardown(test_sessions_stop_cuts_only_unfinished, teardown_client),
+    cmocka_unit_test_teardown(test_sessions_grace_cancel_cuts_last_turn, teardown_client),
     cmocka_unit_test(test_sessions_bad_flags))

@@ -21,6 +21,9 @@
  *   records together are the dumped schedule of the same flags.
  * - A start 0.5 s past keeps the schedule (the dump's sched_ns), its
  *   first arrivals late; Ctrl-C while waiting for the start sends nothing.
+ * - An empty shard exits 0 with its note (summary.json, page); a shard
+ *   whose requests all failed (its own sim, every answer a 500) exits 6,
+ *   and its merge with a healthy shard counts its failures.
  * - Closed loop: user u in shard u mod 2, --requests shared; sessions:
  *   whole in shard (index mod 2), the same first-turn times and prompt
  *   lengths as one process.
@@ -621,7 +624,9 @@ static struct harness_recs *run_part(const char *url, const char *name, const ch
  * schedule is ids 0 and 1, so shard 2 of 3 has none. Its empty window is
  * not the run's failure (llmload merge judges the whole): it exits 0
  * (run_shards fails on anything else), says so on stderr, and its
- * summary's nothing_measured is null, its page without a FAILED banner;
+ * summary's nothing_measured is null, its page without a FAILED banner
+ * but with the same note (summary.json's shard_empty; the parent's page
+ * said nothing of why it was empty);
  * merge takes it and counts the 2 that were measured. When no shard had
  * any (a Poisson first arrival at 49.7 s mean gaps past a 1 s run), the
  * merge is what measured nothing: exit 6, in its summary and on its page. */
@@ -671,12 +676,18 @@ static void test_empty_shard(void **state)
         HARNESS_HAS(err, "llmload: shard 2/3: no arrival of the schedule fell to this shard in "
                          "the window; llmload merge judges the whole run\n");
         free(err);
+        const char *note = "shard 2/3: no arrival of the schedule fell to this shard in the "
+                           "window; llmload merge judges the whole run";
         json_t *sum = harness_summary_load(dirs[2]);
         assert_int_equal(harness_num(sum, "requests.scheduled"), 0);
         assert_true(harness_is_null(sum, "nothing_measured"));
+        assert_string_equal(harness_sval(sum, "shard_empty"), note);
         json_decref(sum);
         char *page = harness_read_in(dirs[2], "report.html");
         assert_null(strstr(page, "FAILED"));
+        char banner[300];
+        snprintf(banner, sizeof banner, "<div class=\"banner closed\">%s</div>", note);
+        HARNESS_HAS(page, banner);
         free(page);
 
         snprintf(name, sizeof name, "%s-merged", cases[c].leaf);
@@ -708,6 +719,112 @@ static void test_empty_shard(void **state)
         free(out);
         free(err);
     }
+}
+
+/* The failing shard's own sim (every request a 500), stopped by
+ * teardown_bad even when an assertion fails half-way. */
+static struct harness_sim bad_sim;
+
+static int teardown_bad(void **state)
+{
+    harness_sim_stop(&bad_sim);
+    memset(&bad_sim, 0, sizeof bad_sim);
+    return teardown(state);
+}
+
+/* A shard whose requests all failed: 10/s constant for 1 s in 2 shards,
+ * shard 0 against a healthy sim, shard 1 against one whose every answer
+ * is a 500 (--fault 500:1). Shard 1 measured nothing it can stand by:
+ * it exits 6 with "no request succeeded: all 5 of the window failed",
+ * and says so in summary.json and on its page, while shard 0 exits 0
+ * (or 1: an INVALID verdict on a loaded machine). Their merge counts
+ * shard 1's failures as the whole run's: 10 scheduled, 5 ok, 5 failed,
+ * all of them http_5xx, and it does not exit 6 (half the run succeeded;
+ * no --expect). Bounded: each process has 30 s, the merge 60 s. */
+static void test_failed_shard(void **state)
+{
+    (void)state;
+    char url[160], bad_url[160];
+    harness_sim_v1_start(url, sizeof url, NULL);
+    const char *fault[] = {"--fault", "500:1", NULL};
+    assert_int_equal(harness_sim_start(&bad_sim, fault), 0);
+    snprintf(bad_url, sizeof bad_url, "%s/v1", bad_sim.url);
+    char at[64], dirs[2][600], outp[2][600], errp[2][600], spec[2][8], merged[600];
+    harness_start_in(at, sizeof at, 1500);
+    for (int k = 0; k < 2; k++) {
+        char leaf[32];
+        snprintf(leaf, sizeof leaf, "fail-%d", k);
+        harness_tmp_path(dirs[k], sizeof dirs[k], leaf);
+        snprintf(leaf, sizeof leaf, "fail%d.out", k);
+        harness_tmp_path(outp[k], sizeof outp[k], leaf);
+        snprintf(leaf, sizeof leaf, "fail%d.err", k);
+        harness_tmp_path(errp[k], sizeof errp[k], leaf);
+        snprintf(spec[k], sizeof spec[k], "%d/2", k);
+        const char *a[] = {"run",
+                           "--url",
+                           k == 0 ? url : bad_url,
+                           "--out",
+                           dirs[k],
+                           "--rate",
+                           "10",
+                           "--arrival",
+                           "constant",
+                           "--duration",
+                           "1s",
+                           "--seed",
+                           "1",
+                           "--prompt-salt",
+                           "5",
+                           "--output-tokens",
+                           "4",
+                           "--no-metrics",
+                           "--quiet",
+                           "--shard",
+                           spec[k],
+                           "--start-at",
+                           at,
+                           NULL};
+        cur_clients[k] = harness_spawn(a, outp[k], errp[k], -1, NULL, NULL);
+    }
+    int st[2];
+    for (int k = 0; k < 2; k++) {
+        st[k] = harness_reap(cur_clients[k], 30000);
+        cur_clients[k] = 0;
+    }
+    char *err = harness_read_file(errp[1], NULL);
+    if ((st[0] != 0 && st[0] != 1) || st[1] != 6)
+        fail_msg("shards exited %d and %d, want 0 (or 1, a verdict) and 6: %s", st[0], st[1],
+                 err ? err : "");
+    HARNESS_HAS(err, "llmload: no request succeeded: all 5 of the window failed");
+    free(err);
+    json_t *sum = harness_summary_load(dirs[1]);
+    assert_int_equal(harness_num(sum, "requests.scheduled"), 5);
+    assert_int_equal(harness_num(sum, "requests.ok"), 0);
+    HARNESS_HAS(harness_sval(sum, "nothing_measured"),
+                "no request succeeded: all 5 of the window failed");
+    assert_true(harness_is_null(sum, "shard_empty"));
+    json_decref(sum);
+    char *page = harness_read_in(dirs[1], "report.html");
+    HARNESS_HAS(page, "FAILED (exit 6): no request succeeded: all 5 of the window failed");
+    free(page);
+
+    harness_tmp_path(merged, sizeof merged, "fail-merged");
+    const char *m[] = {"merge", dirs[0], dirs[1], "--out", merged, NULL};
+    int mst = -1;
+    char *out = NULL;
+    err = NULL;
+    assert_int_equal(harness_run(m, 60, &mst, &out, &err), 0);
+    if (mst != 0 && mst != 1)
+        fail_msg("merge: exit %d, want 0 (or 1, a verdict): %s", mst, err ? err : "");
+    sum = harness_summary_load(merged);
+    assert_int_equal(harness_num(sum, "requests.scheduled"), 10);
+    assert_int_equal(harness_num(sum, "requests.ok"), 5);
+    assert_int_equal(harness_num(sum, "requests.failed"), 5);
+    assert_int_equal(harness_num(sum, "requests.by_kind.http_5xx"), 5);
+    assert_true(harness_is_null(sum, "nothing_measured"));
+    json_decref(sum);
+    free(out);
+    free(err);
 }
 
 /* Closed loop: user u runs in shard u mod 2, and each shard starts its
@@ -1111,6 +1228,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_dump_union, teardown),
              cmocka_unit_test_teardown(test_late_start_keeps_schedule, teardown),
              cmocka_unit_test_teardown(test_stop_while_waiting, teardown),
              cmocka_unit_test_teardown(test_empty_shard, teardown),
+             cmocka_unit_test_teardown(test_failed_shard, teardown_bad),
              cmocka_unit_test_teardown(test_users_and_sessions, teardown),
              cmocka_unit_test_teardown(test_replay_halves, teardown),
              cmocka_unit_test_teardown(test_sharded_sweep, teardown),

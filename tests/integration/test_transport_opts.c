@@ -887,6 +887,42 @@ static void test_insecure_self_signed(void **state)
     harness_recs_free(recs);
 }
 
+/* An https:// URL at the sim, which speaks plain HTTP and answers a TLS
+ * client hello with nothing (it waits for a request line's end that never
+ * comes, as llama.cpp's server does): every request used to wait out
+ * --timeout-connect (10 s) and read as a slow server. Now the run stops
+ * before its load, at once, with the one thing to change. --model skips
+ * the /models question, so the check is the only thing that can say so. */
+static void test_https_at_plain_server(void **state)
+{
+    (void)state;
+    harness_tmp_begin();
+    char out[600];
+    const char *sargs[] = {"--profile", "instant", NULL};
+    harness_cur_sim_start(sargs);
+    char https[210];
+    snprintf(https, sizeof https, "https://%s/v1", harness_cur_sim.url + strlen("http://"));
+    harness_tmp_path(out, sizeof out, "r-plain");
+    const char *args[] = {"run", "--url",  https, "--model", "m", "--requests",
+                          "2",   "--rate", "10",  "--out",   out, NULL};
+    uint64_t t0 = ll_now_ns();
+    char *err = NULL;
+    char *stdout_text = harness_run_expect(args, 30, LL_EXIT_RUNTIME, &err);
+    double took_s = (double)(ll_now_ns() - t0) / 1e9;
+    char want[300];
+    snprintf(want, sizeof want, "the server at 127.0.0.1:%d answered in plain HTTP: use http://",
+             harness_cur_sim.port);
+    if (!strstr(err, want))
+        fail_msg("expected \"%s\" on stderr, got:\n%s", want, err);
+    /* One handshake that gets no answer (2 s) and one plain GET: well
+     * under the 10 s connect timeout each request used to wait. */
+    if (took_s > 6.0)
+        fail_msg("took %.1f s to say so", took_s);
+    print_message("%.2f s: %s", took_s, err);
+    free(stdout_text);
+    free(err);
+}
+
 /* ---- 5. progress lines --------------------------------------------------- */
 
 /* One progress line, parsed:
@@ -1108,6 +1144,7 @@ int main(void)
         HARNESS_CLIENT_TEST("keepalive", keepalive_case, "curl", teardown),
         cmocka_unit_test_teardown(test_threads_split_schedule, teardown),
         cmocka_unit_test_teardown(test_insecure_self_signed, teardown),
+        cmocka_unit_test_teardown(test_https_at_plain_server, teardown),
         cmocka_unit_test_teardown(test_progress_plain_lines, teardown),
         cmocka_unit_test_teardown(test_progress_terminal_and_quiet, teardown),
     };

@@ -84,6 +84,30 @@ static void test_jsonl(void **state)
     dataset_free(d);
 }
 
+/* A byte-order mark at the start of the file is skipped (jsonfile.h). */
+static void test_bom(void **state)
+{
+    struct dataset *d = load_ok("bom_prompts.jsonl");
+    assert_int_equal(d->format, DATASET_JSONL);
+    assert_int_equal(d->n, 1);
+    assert_int_equal(d->entries[0].output_tokens, 8);
+    dataset_free(d);
+}
+
+/* output_tokens takes an integral float and refuses a fraction. */
+static void test_integral_floats(void **state)
+{
+    struct dataset *d = NULL;
+    char err[512] = "";
+    const char *text = "{\"prompt\": \"Say hi.\", \"output_tokens\": 8.0}\n";
+    if (dataset_parse("d.jsonl", text, strlen(text), &d, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(d->entries[0].output_tokens, 8);
+    dataset_free(d);
+    parse_bad("{\"prompt\": \"Say hi.\", \"output_tokens\": 8.5}\n",
+              "d.json:1:40: output_tokens: expected a whole number in [1, ", "got 8.5");
+}
+
 static void test_errors(void **state)
 {
     parse_bad("", "d.json: empty file", NULL);
@@ -139,8 +163,6 @@ static void test_pick_and_words(void **state)
     assert_int_equal(dataset_count_words(" a  bb\tc\r\nd ", 12), 4);
 }
 
-TEST_MAIN(cmocka_unit_test(test_sharegpt),
-          cmocka_unit_test(test_sharegpt_escapes_and_bad_text),
-          cmocka_unit_test(test_jsonl),
-          cmocka_unit_test(test_errors),
-          cmocka_unit_test(test_pick_and_words))
+TEST_MAIN(cmocka_unit_test(test_sharegpt), cmocka_unit_test(test_sharegpt_escapes_and_bad_text),
+          cmocka_unit_test(test_jsonl), cmocka_unit_test(test_errors), cmocka_unit_test(test_bom),
+          cmocka_unit_test(test_integral_floats), cmocka_unit_test(test_pick_and_words))

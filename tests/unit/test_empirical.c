@@ -141,6 +141,14 @@ static void test_load_file(void **state)
     assert_true(empirical_value(e, 4, 0) == 1000);
     empirical_free(e);
 
+    /* A byte-order mark at the start is skipped: the header reads "input". */
+    test_data_path("workload", "bom_pairs.csv", path, sizeof(path));
+    if (empirical_load(path, DIST_UNIT_NONE, &e, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(empirical_rows(e), 2);
+    assert_true(empirical_value(e, 1, 1) == 40);
+    empirical_free(e);
+
     e = (struct empirical *)1;
     int rc = empirical_load("/nonexistent/lens.csv", DIST_UNIT_NONE, &e, err, sizeof(err));
     assert_load_missing(rc, e, err, "/nonexistent/lens.csv");

@@ -308,8 +308,9 @@ static void test_steady_unjudged_said(void **state)
 /* A run that measured nothing (exit 6) says why in a FAILED banner and
  * the verdict, in summary.json's nothing_measured words (escaped): an
  * empty window has requests.scheduled 0, which the older rule (ok 0 of
- * some scheduled) never called failed. nothing_measured null: no banner,
- * though ok is 0 (a shard's empty window, cancelled requests alone). */
+ * some scheduled) never called failed. nothing_measured null: no FAILED
+ * banner, though ok is 0 (a shard's empty window, cancelled requests
+ * alone); a shard's empty window says shard_empty's words instead. */
 static void test_nothing_measured_banner(void **state)
 {
     (void)state;
@@ -335,6 +336,21 @@ static void test_nothing_measured_banner(void **state)
                                 "\"requests\":{\"scheduled\":3,\"ok\":0}}";
     doc = render_with(shard, "/nonexistent/hist.jsonl");
     assert_null(strstr(doc, "FAILED"));
+    free(doc);
+    /* a shard's empty window: its note in a neutral banner and first in
+     * the verdict, never FAILED (the parent's page said nothing of it) */
+    static const char empty_shard[] =
+        "{\"schema\":\"llmload.summary/1\",\"nothing_measured\":null,\"shard_empty\":\"shard "
+        "2/3: no arrival of the schedule fell to this shard in the window; llmload merge judges "
+        "the whole run\",\"requests\":{\"scheduled\":0,\"ok\":0}}";
+    doc = render_with(empty_shard, "/nonexistent/hist.jsonl");
+    assert_null(strstr(doc, "FAILED"));
+    assert_non_null(strstr(doc, "<div class=\"banner closed\">shard 2/3: no arrival of the "
+                                "schedule fell to this shard in the window; llmload merge judges "
+                                "the whole run</div>"));
+    assert_non_null(strstr(doc, "id=\"verdict\">shard 2/3: no arrival of the schedule fell to "
+                                "this shard in the window; llmload merge judges the whole run; "
+                                "valid"));
     free(doc);
 }
 

@@ -947,6 +947,7 @@ static void test_nothing_measured(void **state)
                              "--requests N");
     json_t *root = write_and_load(&s, &info);
     assert_string_equal(json_string_value(jpath(root, "nothing_measured", NULL, NULL)), why);
+    assert_true(json_is_null(jpath(root, "shard_empty", NULL, NULL)));
     json_decref(root);
 
     info.stop_reason = "spend guard: the next request would pass --max-tokens-total 9";
@@ -963,6 +964,7 @@ static void test_nothing_measured(void **state)
                              "window; llmload merge judges the whole run");
     root = write_and_load(&s, &info);
     assert_true(json_is_null(jpath(root, "nothing_measured", NULL, NULL)));
+    assert_string_equal(json_string_value(jpath(root, "shard_empty", NULL, NULL)), why);
     json_decref(root);
     char *out = print_to_string(&s, &info);
     assert_non_null(

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/jscan.h"
 #include "util/util.h"
+#include "workload/jsonfile.h"
 #include "workload/replay.h"
 #include "workload/trace.h"
 
@@ -147,6 +149,137 @@ static void test_timestamp_rebase_and_scale(void **state)
 }
 
 #define OKL "{\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1}\n"
+
+/* A UTF-8 byte-order mark (EF BB BF, which Windows editors write) at the
+ * start of the file is skipped by the reader, so line 1 reads as the
+ * editor shows it; one anywhere else is stray bytes and refused. */
+static void test_bom(void **state)
+{
+    struct trace *t = NULL;
+    ASSERT_LOADS(trace_load, "bom_trace.jsonl", &t);
+    assert_int_equal(t->n, 2);
+    assert_int_equal(t->entries[0].prompt_tokens, 5);
+    assert_true(t->entries[1].sched_ns == 1000);
+    trace_free(t);
+    parse_bad(OKL "\xEF\xBB\xBF{\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:2:", "invalid JSON");
+}
+
+/* jsonfile_whole_number: a number whose value is exactly an integer is
+ * one however it is written; a fraction and an out-of-range value are
+ * told apart. */
+static void test_whole_number(void **state)
+{
+    static const struct {
+        const char *text;
+        int rc;
+        int64_t want;
+    } cases[] = {
+        {"5", 0, 5},
+        {"5.0", 0, 5},
+        {"5e0", 0, 5},
+        {"0.5e1", 0, 5},
+        {"1e3", 0, 1000},
+        {"1E+3", 0, 1000},
+        {"1000e-3", 0, 1},
+        {"0", 0, 0},
+        {"-0.0", 0, 0},
+        {"0e-999999999", 0, 0},
+        {"9007199254740993.0", 0, 9007199254740993LL},
+        {"9223372036854775807", 0, INT64_MAX},
+        {"92233720368547758.07e2", 0, INT64_MAX},
+        {"-9223372036854775808", 0, INT64_MIN},
+        {"5.5", LL_E_INVAL, 0},
+        {"1e-3", LL_E_INVAL, 0},
+        {"5.000000000000000000000000000000000000000000001", LL_E_INVAL, 0},
+        {"9223372036854775808", LL_E_RANGE, 0},
+        {"1e19", LL_E_RANGE, 0},
+        {"1e999999999999", LL_E_RANGE, 0},
+        {"100000000000000000000000000000000000000000000001", LL_E_RANGE, 0},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(cases); i++) {
+        struct jscan_value v;
+        int64_t x = 42;
+        const char *s = cases[i].text;
+        assert_int_equal(jscan_validate(s, strlen(s), JSCAN_DEFAULT_DEPTH, &v), 0);
+        int rc = jsonfile_whole_number(&v, INT64_MIN, INT64_MAX, &x);
+        if (rc != cases[i].rc || (rc == 0 && x != cases[i].want))
+            fail_msg("%s: rc %d, want %d; value %lld, want %lld", s, rc, cases[i].rc, (long long)x,
+                     (long long)cases[i].want);
+    }
+    struct jscan_value v;
+    int64_t x;
+    assert_int_equal(jscan_validate("\"5\"", 3, JSCAN_DEFAULT_DEPTH, &v), 0);
+    assert_int_equal(jsonfile_whole_number(&v, 0, 10, &x), LL_E_INVAL);
+    assert_int_equal(jscan_validate("1.1e1", 5, JSCAN_DEFAULT_DEPTH, &v), 0);
+    assert_int_equal(jsonfile_whole_number(&v, 0, 10, &x), LL_E_RANGE);
+    assert_int_equal(jscan_validate("0", 1, JSCAN_DEFAULT_DEPTH, &v), 0);
+    assert_int_equal(jsonfile_whole_number(&v, 1, 10, &x), LL_E_RANGE);
+}
+
+/* Every integer field of a trace line takes an integral float (5.0, 1e3)
+ * and refuses a fraction naming the field. */
+static void test_integral_floats(void **state)
+{
+    struct trace *t = parse_ok("{\"index\":1e0,\"sched_ns\":2.5e9,\"prompt_tokens\":5.0,"
+                               "\"max_tokens\":1e3,\"prefix_id\":3.0,\"prefix_tokens\":2E0,"
+                               "\"session_id\":7.00,\"cancel_after_ns\":1.5e9}\n");
+    const struct trace_entry *e = &t->entries[0];
+    assert_true(e->index == 1 && e->sched_ns == 2500000000ULL);
+    assert_int_equal(e->prompt_tokens, 5);
+    assert_int_equal(e->max_tokens, 1000);
+    assert_true(e->prefix_id == 3 && e->prefix_tokens == 2);
+    assert_true(e->session_id == 7 && e->cancel_after_ns == 1500000000ULL);
+    trace_free(t);
+    parse_bad("{\"sched_ns\":0,\"prompt_tokens\":5.5,\"max_tokens\":1}\n",
+              "t.jsonl:1:31: prompt_tokens: expected a whole number in [1, 100000000], got 5.5",
+              NULL);
+    parse_bad("{\"sched_ns\":0.5,\"prompt_tokens\":5,\"max_tokens\":1}\n",
+              "t.jsonl:1:13: sched_ns: expected a whole number", NULL);
+    parse_bad("{\"sched_ns\":0,\"prompt_tokens\":5,\"output_tokens\":1e-1}\n",
+              "t.jsonl:1:49: output_tokens: expected a whole number", NULL);
+    parse_bad("{\"sched_ns\":0,\"prompt_tokens\":5,\"max_tokens\":1e9}\n",
+              "max_tokens: expected a whole number in [1, 100000000], got 1e9", NULL);
+}
+
+/* A run's records (requests.jsonl) load as the requests it offered: id,
+ * sched_ns, prompt_tokens, max_tokens, class and session carried, the
+ * outcome passed over, whatever it was; what a trace cannot say refused. */
+static void test_records(void **state)
+{
+#define REC(id, kind, sched, extra)                                                                \
+    "{\"id\":" id ",\"kind\":\"" kind "\",\"http_status\":null,\"sched_ns\":" sched                \
+    ",\"sent_ns\":null,\"prompt_tokens\":40,\"max_tokens\":7,\"output_tokens\":0,"                 \
+    "\"warmup\":false" extra ",\"detail\":null,\"added_later\":[1]}\n"
+    struct trace *t = parse_ok(REC("3", "http_5xx", "2000", ",\"class\":\"rag\"") REC(
+        "0", "ok", "0", ",\"class\":\"chat\",\"session\":9") REC("1", "cancelled", "1000", ""));
+    assert_true(t->from_records && t->has_index);
+    assert_int_equal(t->time_field, TRACE_TIME_SCHED_NS);
+    assert_int_equal(t->n, 3);
+    for (size_t i = 0; i < 3; i++) {
+        const struct trace_entry *e = &t->entries[i];
+        assert_true(e->index == (i == 2 ? 3 : i) && e->sched_ns == i * 1000);
+        assert_true(e->prompt_tokens == 40 && e->max_tokens == 7);
+        assert_true(e->cancel_after_ns == TRACE_NONE && e->prefix_id == -1);
+    }
+    assert_string_equal(trace_class_name(t, 0), "chat");
+    assert_true(t->entries[0].session_id == 9 && t->entries[1].session_id == TRACE_NONE);
+    assert_null(trace_class_name(t, 1));
+    assert_string_equal(trace_class_name(t, 2), "rag");
+    trace_free(t);
+
+    parse_bad(REC("0", "ok", "0", ",\"images\":2"),
+              "t.jsonl:1:", "images: the request carried images");
+    parse_bad(REC("0", "ok", "0", ",\"inputs\":4"), "inputs: an embeddings request", NULL);
+    parse_bad(REC("0", "ok", "null", ""), "t.jsonl:1:", "sched_ns: null");
+    parse_bad(REC("0", "ok", "0", ",\"step\":0") REC("1", "ok", "5", ",\"step\":1"),
+              "t.jsonl:2:", "step: 1, but line 1's is 0");
+    parse_bad(REC("0", "ok", "0", "") REC("0", "ok", "5", ""), "t.jsonl:2: index: 0 repeats line 1",
+              NULL);
+    parse_bad(REC("0", "ok", "0", "") "{\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1}\n",
+              "t.jsonl:2:1: id: missing: expected a record of requests.jsonl, like line 1", NULL);
+#undef REC
+}
 
 static void test_errors(void **state)
 {
@@ -324,4 +457,6 @@ static void test_api_and_ignore_eos(void **state)
 TEST_MAIN(cmocka_unit_test(test_dump_schedule_roundtrip), cmocka_unit_test(test_all_fields),
           cmocka_unit_test(test_sorting_and_escapes),
           cmocka_unit_test(test_timestamp_rebase_and_scale), cmocka_unit_test(test_errors),
+          cmocka_unit_test(test_bom), cmocka_unit_test(test_records),
+          cmocka_unit_test(test_whole_number), cmocka_unit_test(test_integral_floats),
           cmocka_unit_test(test_offered_rate), cmocka_unit_test(test_api_and_ignore_eos))

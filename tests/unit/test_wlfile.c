@@ -35,6 +35,33 @@ static void parse_bad(const char *text, const char *a, const char *b)
     assert_rejected(rc, f, err, text, a, b, NULL);
 }
 
+/* A byte-order mark at the start of the file is skipped (jsonfile.h). */
+static void test_bom(void **state)
+{
+    struct wl_file *f = NULL;
+    ASSERT_LOADS(wl_file_load, "bom_classes.json", &f);
+    assert_int_equal(f->n, 1);
+    assert_string_equal(f->classes[0].name, "chat");
+    wl_file_free(f);
+}
+
+/* The integer fields take an integral float (4.0, 2.56e2) and refuse a
+ * fraction, naming the field and its line. */
+static void test_integral_floats(void **state)
+{
+    struct wl_file *f = parse_ok("{\"version\": 1.0, \"classes\": [{\"name\": \"chat\", "
+                                 "\"prompt_tokens\": 300, \"output_tokens\": 20, \"prefix\": "
+                                 "{\"fraction\": 0.5, \"groups\": 4.0, \"tokens\": 2.56e2}}]}");
+    assert_int_equal(f->classes[0].prefix.groups, 4);
+    assert_int_equal(f->classes[0].prefix.tokens, 256);
+    wl_file_free(f);
+    parse_bad("{\"classes\": [{\"name\": \"chat\", \"prompt_tokens\": 300,\n"
+              "\"output_tokens\": 20, \"prefix\": {\"fraction\": 0.5, \"groups\": 4.5, "
+              "\"tokens\": 256}}]}",
+              "w.json:2:60: classes[0].prefix.groups: expected a whole number in [1, ", "got 4.5");
+    parse_bad("{\"version\": 1.5, \"classes\": []}", "w.json:1:13: version: expected 1", NULL);
+}
+
 /* The sample file, every field. */
 static void test_sample_file(void **state)
 {
@@ -804,7 +831,8 @@ static void test_prompt_salt(void **state)
         free(tags[i]);
 }
 
-TEST_MAIN(cmocka_unit_test(test_sample_file), cmocka_unit_test(test_defaults_and_numbers),
+TEST_MAIN(cmocka_unit_test(test_sample_file), cmocka_unit_test(test_bom),
+          cmocka_unit_test(test_integral_floats), cmocka_unit_test(test_defaults_and_numbers),
           cmocka_unit_test(test_api_anthropic), cmocka_unit_test(test_errors),
           cmocka_unit_test(test_length_limits), cmocka_unit_test(test_prefix_per_class),
           cmocka_unit_test(test_empirical_column_and_cancel_zero), cmocka_unit_test(test_images),
