@@ -454,10 +454,10 @@ static int parse_burst(const char *spec, struct burst *b, char *err, size_t errl
         } else if (strcmp(part, "count") == 0) {
             rc = burst_count("--burst count", v, 1000000, 1, &b->count, err, errlen);
         } else if (strcmp(part, "prompt-tokens") == 0) {
-            rc = burst_count("--burst prompt-tokens", v, 4000000000u, 0, &b->prompt_tokens, err,
+            rc = burst_count("--burst prompt-tokens", v, DIST_TOKENS_MAX, 0, &b->prompt_tokens, err,
                              errlen);
         } else if (strcmp(part, "output-tokens") == 0) {
-            rc = burst_count("--burst output-tokens", v, 4000000000u, 0, &b->output_tokens, err,
+            rc = burst_count("--burst output-tokens", v, DIST_TOKENS_MAX, 0, &b->output_tokens, err,
                              errlen);
         } else {
             return runopts_errf(err, errlen, "--burst: unknown key \"%s\" (expected at, count, "

@@ -27,6 +27,7 @@
 #include "metrics/promsource.h"
 #include "report/report_run.h"
 #include "util/util.h"
+#include "workload/trace.h"
 #include "workload/wlfile.h"
 
 /* ---- the target -------------------------------------------------------- */
@@ -338,6 +339,11 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
             anth |= a == OAI_API_ANTHROPIC;
             openai |= a != OAI_API_ANTHROPIC;
         }
+    }
+    for (size_t i = 0; cfg->trace && i < cfg->trace->n; i++) { /* a dumped class's "api" */
+        int a = cfg->trace->entries[i].api;
+        anth |= a == OAI_API_ANTHROPIC;
+        openai |= a >= 0 && a != OAI_API_ANTHROPIC;
     }
     if (anth && !user_header(o, "anthropic-version"))
         t->headers = curl_slist_append(t->headers, "anthropic-version: 2023-06-01");

@@ -51,6 +51,9 @@ static int empirical_flag(const char *name, const char *v, int def_col, struct e
     const char *path = v + 10;
     size_t n;
     int want = empirical_spec_col(path, &n);
+    if (want == EMPIRICAL_COL_BAD)
+        return runopts_errf(err, errlen,
+                            "%s: \"%s\": expected #input or #output after the file name", name, v);
     if (n == 0)
         return runopts_errf(err, errlen,
                             "%s: expected empirical:FILE (a CSV or JSONL of "
@@ -226,6 +229,10 @@ static int runopts_cancel(const struct run_opts *o, struct wl_cancel *cx, char *
         cx->kind = WL_CANCEL_AFTER_TOKENS;
         rc = runopts_dist("--cancel-after-tokens", o->cancel_after_tokens, DIST_UNIT_NONE, 1,
                           &cx->after, err, errlen);
+        char why[160]; /* a point of 0 tokens would cancel after the first, silently */
+        if (rc == 0 && dist_check_length(&cx->after, why, sizeof why) != 0)
+            return runopts_errf(err, errlen, "--cancel-after-tokens %s: %s", o->cancel_after_tokens,
+                                why);
     }
     if (rc != 0)
         return rc;
@@ -334,6 +341,10 @@ int runopts_workload(const struct run_opts *o, uint64_t seed, struct run_config 
             warned = 1;
             ll_errorf("%s", warn);
         }
+    }
+    if (wl->classes && wl->classes->warn[0] && !warned) {
+        warned = 1;
+        ll_errorf("warning: --workload: %s", wl->classes->warn);
     }
     /* The cap refuses open-loop arrivals; a closed loop's users and a
      * session's turns each wait for their answer, and no cap reads them. */

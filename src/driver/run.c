@@ -829,7 +829,9 @@ int driver_dump_schedule(const struct run_config *cfg, const char *path, char *e
         if (i % n != cfg->shard % n)
             continue;
         /* What replay's trace format can say of the request beside its
-         * lengths: its class, its shared prefix, a timed cancellation. */
+         * lengths: its class, its shared prefix, a timed cancellation, and
+         * a class's API and ignore_eos (embeddings is the run's --api,
+         * which the replay gives). */
         fprintf(f, "{\"index\":%llu,\"sched_ns\":%llu,\"prompt_tokens\":%u,\"max_tokens\":%u",
                 (unsigned long long)i, (unsigned long long)off, s.prompt_tokens, s.max_tokens);
         if (s.class_name)
@@ -841,6 +843,10 @@ int driver_dump_schedule(const struct run_config *cfg, const char *path, char *e
             fprintf(f, ",\"cancel_after_ns\":%llu", (unsigned long long)s.cancel_after);
         else if (s.cancel_kind == WL_CANCEL_AFTER_TOKENS)
             untimed++;
+        if (s.api >= 0 && s.api != OAI_API_EMBEDDINGS)
+            fprintf(f, ",\"api\":\"%s\"", oai_api_name((enum oai_api)s.api));
+        if (s.class_name)
+            fprintf(f, ",\"ignore_eos\":%s", s.ignore_eos ? "true" : "false");
         fputs("}\n", f);
     }
     if (fclose(f) != 0) {
@@ -851,5 +857,15 @@ int driver_dump_schedule(const struct run_config *cfg, const char *path, char *e
         ll_errorf("warning: --dump-schedule: %llu cancellations after a number of tokens "
                   "(--cancel-after-tokens) are not in %s: a trace has cancel_after_ns only",
                   (unsigned long long)untimed, path);
+    const struct wl_file *wf = cfg->workload.classes;
+    for (size_t k = 0; wf && k < wf->n; k++) {
+        if (wf->classes[k].extra_body) {
+            ll_errorf("warning: --dump-schedule: class \"%s\"'s extra_body is not in %s: a "
+                      "trace line has no body fields, and a replay sends --extra-body's to "
+                      "every request",
+                      wf->classes[k].name, path);
+            break;
+        }
+    }
     return 0;
 }

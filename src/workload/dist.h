@@ -9,8 +9,9 @@
  * (a k/M/G suffix allowed: "1.5k") or, when the caller asks for durations,
  * durations with a unit ("500ms", "2s"; a bare number is seconds), stored
  * and sampled in nanoseconds. min= and max= truncate: samples outside are
- * redrawn up to DIST_MAX_REDRAWS times, then clamped (and counted, see
- * dist_sample_counted). A struct dist is fixed-size and holds no pointers:
+ * redrawn up to DIST_MAX_REDRAWS times, then clamped (dist_sample_counted
+ * counts it; no run does: dist_parse refuses an interval so narrow that
+ * clamping is more than rare). A struct dist is fixed-size and holds no pointers:
  * copy it freely. */
 #ifndef LL_DIST_H
 #define LL_DIST_H
@@ -61,7 +62,8 @@ struct dist {
  *   normal: expected MU,SD with SD >= 0, got "5"
  * *out is written only on success. empirical:FILE is rejected as not
  * supported yet, and so is a spec of DIST_SPEC_MAX bytes or more. A truncation interval that holds less than 0.1% of the
- * distribution's mass (checked for every kind but gamma) is rejected. */
+ * distribution's mass (exact, or for gamma estimated from 20000 draws of a
+ * fixed stream) is rejected. */
 int dist_parse(const char *spec, enum dist_unit unit, struct dist *out,
                char *err, size_t errlen);
 
@@ -81,10 +83,19 @@ double dist_sample(const struct dist *d, struct rng *r);
 double dist_sample_counted(const struct dist *d, struct rng *r,
                            uint64_t *clamped);
 
+/* The most tokens one length of a request may be: the cap of
+ * dist_to_tokens, and of a trace line's counts (TRACE_MAX_TOKENS is this
+ * constant), so every request a run draws replays from its
+ * --dump-schedule. An empirical file of lengths above it is refused
+ * (empirical_check_length); a distribution's median may not come near it
+ * (DIST_TOKENS_MEDIAN_MAX). */
+#define DIST_TOKENS_MAX 100000000u
+
 /* A drawn length v as a request's token count: the nearest integer in
- * [1, 4e9] (below 1, and NaN, give 1; above 4e9 gives 4e9). The workload's
- * lengths, from a distribution, an empirical file or a class, all pass
- * through it, so --workload classes and the flags round alike. */
+ * [1, DIST_TOKENS_MAX] (below 1, and NaN, give 1; above the cap gives the
+ * cap). The workload's lengths, from a distribution, an empirical file or
+ * a class, all pass through it, so --workload classes and the flags round
+ * alike. */
 uint32_t dist_to_tokens(double v);
 
 /* dist_sample rounded to the nearest integer and made >= 0 (for token
@@ -118,18 +129,28 @@ int dist_format(const struct dist *d, char *buf, size_t len);
 double dist_median(const struct dist *d);
 double dist_p99(const struct dist *d);
 
+/* The share of d's samples that are clamped (dist_sample_counted): with m
+ * the mass of its truncation interval, (1 - m)^DIST_MAX_REDRAWS; 0 without
+ * min= or max=. Known before any draw, so a run warns of it instead of
+ * counting. */
+double dist_clamp_share(const struct dist *d);
+/* The clamped share above which dist_check_tokens warns. */
+#define DIST_CLAMP_WARN 0.01
+
 /* Check d as a distribution of token lengths: returns LL_E_INVAL with a
  * one-line reason in err (naming no flag) when its p99 rounds to 0 tokens
  * (a fixed 0, uniform:0,0.4), which a request would send as 1; else 0. */
 int dist_check_length(const struct dist *d, char *err, size_t errlen);
 
 /* Check d as a distribution of token lengths given to flag (e.g.
- * "--prompt-tokens", as spec). Returns LL_E_INVAL with a one-line reason
+ * "--prompt-tokens", as spec; flag NULL: a file's field, which its caller
+ * names). Returns LL_E_INVAL with a one-line reason
  * naming flag and spec in err when dist_check_length refuses it or its
  * median is above DIST_TOKENS_MEDIAN_MAX (pointing a lognormal:MU,SIGMA
  * with a huge e^MU to the median= form); else 0, with warn (warnlen
  * bytes) set to a one-line warning when its p99 is above
- * DIST_TOKENS_P99_WARN, "" when not. */
+ * DIST_TOKENS_P99_WARN, or else when more than DIST_CLAMP_WARN of its
+ * samples are clamped (dist_clamp_share), "" when neither. */
 int dist_check_tokens(const struct dist *d, const char *flag, const char *spec, char *err,
                       size_t errlen, char *warn, size_t warnlen);
 

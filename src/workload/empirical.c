@@ -433,10 +433,22 @@ double empirical_quantile(const struct empirical *e, int col, double p)
 
 int empirical_check_length(const struct empirical *e, int col, char *err, size_t errlen)
 {
+    const double *x = e->sorted + (size_t)clamp_col(e, col) * e->rows;
+    /* A length beyond the cap would be cut to it, silently, and a dumped
+     * schedule would no longer load: refused, with how many. */
+    if (x[e->rows - 1] > (double)DIST_TOKENS_MAX + 0.5) {
+        size_t nbig = 0;
+        while (nbig < e->rows && x[e->rows - 1 - nbig] > (double)DIST_TOKENS_MAX + 0.5)
+            nbig++;
+        return ll_errf(err, errlen,
+                       "%zu of its %zu %s%slengths are above %u tokens (the largest %.3g); "
+                       "expected at most %u",
+                       nbig, e->rows, e->cols > 1 ? col_name(e->cols, col) : "",
+                       e->cols > 1 ? " " : "", DIST_TOKENS_MAX, x[e->rows - 1], DIST_TOKENS_MAX);
+    }
     /* As dist_check_length: a length is the value rounded, at least 1. */
     if (empirical_quantile(e, col, 0.99) >= 0.5)
         return 0;
-    const double *x = e->sorted + (size_t)clamp_col(e, col) * e->rows;
     size_t n0 = 0;
     while (n0 < e->rows && x[n0] < 0.5)
         n0++;
@@ -462,6 +474,11 @@ int empirical_spec_col(const char *file, size_t *name_len)
     if (n > 7 && strcmp(file + n - 7, "#output") == 0) {
         *name_len = n - 7;
         return EMPIRICAL_COL_OUTPUT;
+    }
+    const char *hash = strrchr(file, '#'), *slash = strrchr(file, '/');
+    if (hash && (!slash || hash > slash)) {
+        *name_len = (size_t)(hash - file);
+        return EMPIRICAL_COL_BAD;
     }
     return -1;
 }

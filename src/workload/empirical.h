@@ -39,11 +39,17 @@
 
 struct empirical;
 
+/* empirical_spec_col's answer for a '#' that names no column. */
+#define EMPIRICAL_COL_BAD (-2)
+
 /* The column the FILE of "empirical:FILE[#input|#output]" names by its
  * suffix: of file (the text after "empirical:"), "#input" gives
  * EMPIRICAL_COL_INPUT and "#output" EMPIRICAL_COL_OUTPUT, with *name_len
  * the length of the file's name before the suffix; no suffix gives -1
- * and *name_len strlen(file). */
+ * and *name_len strlen(file). Any other '#' after the last '/' is a
+ * misspelt selector: EMPIRICAL_COL_BAD, with *name_len up to the '#'
+ * (so a file whose name holds a '#' is named through a directory: the
+ * flags and a --workload file's classes both read it by this one rule). */
 int empirical_spec_col(const char *file, size_t *name_len);
 
 /* Load the file at path. Returns 0 and a new *out (caller frees with
@@ -88,7 +94,9 @@ double empirical_quantile(const struct empirical *e, int col, double p);
 /* Check column col of e as token lengths, by dist_check_length's rule:
  * LL_E_INVAL with a one-line reason in err (naming no flag or file: "3
  * of its 3 output lengths round to 0 tokens ...") when its p99 rounds to
- * 0 tokens, which requests would send as 1 each; else 0. */
+ * 0 tokens, which requests would send as 1 each, or when a value is above
+ * DIST_TOKENS_MAX ("2 of its 9 lengths are above 100000000 tokens ..."),
+ * which would be cut to it; else 0. */
 int empirical_check_length(const struct empirical *e, int col, char *err, size_t errlen);
 
 /* The mean of column col. */

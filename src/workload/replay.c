@@ -21,8 +21,8 @@ void replay_spec(const struct trace *t, size_t i, int ignore_eos,
     out->max_tokens = e->max_tokens;
     out->class_idx = e->class_id;
     out->class_name = trace_class_name(t, i);
-    out->ignore_eos = ignore_eos;
-    out->api = -1;
+    out->ignore_eos = e->ignore_eos >= 0 ? e->ignore_eos : ignore_eos;
+    out->api = e->api;
     out->prefix_id = e->prefix_id;
     out->prefix_tokens = e->prefix_id >= 0 ? e->prefix_tokens : 0;
     if (e->cancel_after_ns != TRACE_NONE) {

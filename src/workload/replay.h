@@ -15,8 +15,9 @@
 #include "workload/trace.h"
 #include "workload/workload.h"
 
-/* Fill out with the request of entry i (< t->n). ignore_eos is the command
- * line's; calib (may be NULL: none) the fit the synthetic prompt of a line
+/* Fill out with the request of entry i (< t->n): its API and ignore_eos
+ * the line's when it gives them, else -1 (the transport's --api) and
+ * ignore_eos, the command line's; calib (may be NULL: none) the fit the synthetic prompt of a line
  * without text is scaled by (--calibration, --calibrate auto), so the
  * server counts the line's prompt_tokens; a line's own text is sent as it
  * is. The prompt text and class name are borrowed from t (valid until

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "decode/jscan.h"
+#include "decode/openai.h"
 #include "util/util.h"
 #include "workload/jsonfile.h"
 
@@ -19,15 +20,28 @@
 #define TRACE_MAX_PROMPT_BYTES ((size_t)16 << 20)
 
 enum {
-    F_INDEX, F_SCHED_NS, F_T, F_TIMESTAMP, F_PROMPT_TOKENS, F_MAX_TOKENS,
-    F_OUTPUT_TOKENS, F_CLASS, F_PREFIX_ID, F_PREFIX_TOKENS, F_SESSION_ID,
-    F_PROMPT, F_CANCEL_AFTER_NS, F_COUNT
+    F_INDEX,
+    F_SCHED_NS,
+    F_T,
+    F_TIMESTAMP,
+    F_PROMPT_TOKENS,
+    F_MAX_TOKENS,
+    F_OUTPUT_TOKENS,
+    F_CLASS,
+    F_PREFIX_ID,
+    F_PREFIX_TOKENS,
+    F_SESSION_ID,
+    F_PROMPT,
+    F_CANCEL_AFTER_NS,
+    F_API,
+    F_IGNORE_EOS,
+    F_COUNT
 };
 
 static const char *const field_names[F_COUNT] = {
-    "index", "sched_ns", "t", "timestamp", "prompt_tokens", "max_tokens",
-    "output_tokens", "class", "prefix_id", "prefix_tokens", "session_id",
-    "prompt", "cancel_after_ns",
+    "index",           "sched_ns", "t",          "timestamp",     "prompt_tokens", "max_tokens",
+    "output_tokens",   "class",    "prefix_id",  "prefix_tokens", "session_id",    "prompt",
+    "cancel_after_ns", "api",      "ignore_eos",
 };
 
 struct tparse {
@@ -315,9 +329,42 @@ static int get_prefix(struct tparse *p, const struct jscan_value *v,
     return 0;
 }
 
-/* The optional fields: class, the prefix pair, session_id and
- * cancel_after_ns, into e; expect says what a token count must be.
- * Returns 0, or an error with its message in p->err. */
+/* api and ignore_eos, a --workload class's own (written by --dump-schedule),
+ * into e. An embeddings line is refused: its API does not stream, so it is
+ * the whole replay's --api, never one line's. Returns 0 or LL_E_INVAL. */
+static int get_request_kind(struct tparse *p, const struct jscan_value *v, struct trace_entry *e)
+{
+    const struct jscan_value *a = &v[F_API], *x = &v[F_IGNORE_EOS];
+    if (a->type != JSCAN_INVALID) {
+        char name[32], q[64];
+        size_t n = 0;
+        int api = a->type == JSCAN_STRING && jscan_string_unescape(a, name, sizeof name, &n) == 0
+                      ? oai_api_from_name(name)
+                      : -1;
+        if (api < 0 || api == OAI_API_EMBEDDINGS) {
+            terr(p, a, "api",
+                 "expected \"chat\", \"completions\", \"anthropic-messages\" or "
+                 "\"openai-responses\" (openai-embeddings is the replay's --api), got %s",
+                 jsonfile_quote(a->ptr, a->len, q, sizeof q));
+            return LL_E_INVAL;
+        }
+        e->api = (int8_t)api;
+    }
+    if (x->type != JSCAN_INVALID) {
+        if (x->type != JSCAN_TRUE && x->type != JSCAN_FALSE) {
+            char q[64];
+            terr(p, x, "ignore_eos", "expected true or false, got %s",
+                 jsonfile_quote(x->ptr, x->len, q, sizeof q));
+            return LL_E_INVAL;
+        }
+        e->ignore_eos = x->type == JSCAN_TRUE;
+    }
+    return 0;
+}
+
+/* The optional fields: class, the prefix pair, session_id,
+ * cancel_after_ns, api and ignore_eos, into e; expect says what a token
+ * count must be. Returns 0, or an error with its message in p->err. */
 static int get_optional(struct tparse *p, const struct jscan_value *v,
                         const char *expect, struct trace_entry *e)
 {
@@ -339,7 +386,7 @@ static int get_optional(struct tparse *p, const struct jscan_value *v,
             return rc;
         e->cancel_after_ns = (uint64_t)x;
     }
-    return 0;
+    return get_request_kind(p, v, e);
 }
 
 /* index: on every line or on none; the first line decides. Into
@@ -536,6 +583,8 @@ static int parse_line(struct tparse *p, const char *s, size_t n)
     e.prompt_off = TRACE_NONE;
     e.prefix_id = -1;
     e.class_id = -1;
+    e.api = -1;
+    e.ignore_eos = -1;
     e.line = (uint32_t)p->line;
 
     snprintf(expect, sizeof(expect), "a whole number in [1, %u]",

@@ -5,7 +5,7 @@
  *   {"index":0,"sched_ns":0,"prompt_tokens":512,"max_tokens":128}
  *   {"t":0.25,"prompt_tokens":40,"output_tokens":300,"class":"chat",
  *    "prefix_id":3,"prefix_tokens":256,"session_id":17,"prompt":"...",
- *    "cancel_after_ns":2000000000}
+ *    "cancel_after_ns":2000000000,"api":"completions","ignore_eos":true}
  *
  * The arrival time is exactly one of `sched_ns` (integer ns from the trace
  * start), `t` (seconds from the trace start) or `timestamp` (absolute
@@ -31,12 +31,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "workload/dist.h"
+
 /* "absent" for the optional 64-bit fields. */
 #define TRACE_NONE UINT64_MAX
 /* Most requests in one trace (each takes about 72 bytes plus its prompt). */
 #define TRACE_MAX_ENTRIES 10000000u
-/* Largest token count in a request. */
-#define TRACE_MAX_TOKENS 100000000u
+/* Largest token count in a request: the one cap of every drawn length
+ * (dist.h), so a dumped schedule always loads back. */
+#define TRACE_MAX_TOKENS DIST_TOKENS_MAX
 /* Most distinct class names, and the longest (NUL included). */
 #define TRACE_MAX_CLASSES 256
 #define TRACE_CLASS_MAX 64
@@ -60,6 +63,8 @@ struct trace_entry {
     uint32_t prefix_tokens;    /* shared-prefix length, tokens; 0 when none */
     int64_t prefix_id;         /* shared-prefix group, [0, 2^32), or -1 */
     int32_t class_id;          /* index into trace.classes, or -1 */
+    int8_t api;                /* "api": enum oai_api (never embeddings), or -1: --api */
+    int8_t ignore_eos;         /* "ignore_eos": 0 or 1, or -1: the command line's */
     uint32_t line;             /* 1-based line in the file */
 };
 

@@ -43,6 +43,7 @@ struct wctx {
     struct jscan_value root;
     int have_root;
     int default_api; /* the run's --api (enum oai_api), or -1: openai-chat */
+    char *warn;      /* the file's first warning (WL_WARN_MAX bytes), or NULL */
 };
 
 /* Write "NAME:LINE:COL: FIELD: <fmt>" for the dotted path (located by
@@ -281,9 +282,11 @@ static char *resolve(const char *base_dir, const char *file)
     return p;
 }
 
-/* Load "empirical:FILE" for the field at sub. */
-static int load_empirical(struct wctx *c, const char *sub, const char *spec,
-                          struct empirical **out)
+/* Load "empirical:FILE[#input|#output]" for the field at sub, the column
+ * its suffix names into *col (-1: none; empirical_spec_col, as the flags
+ * read it; a suffix needs a two-column file). */
+static int load_empirical(struct wctx *c, const char *sub, const char *spec, struct empirical **out,
+                          int *col)
 {
     const char *file = spec + strlen("empirical:");
     while (*file == ' ')
@@ -292,19 +295,32 @@ static int load_empirical(struct wctx *c, const char *sub, const char *spec,
         werr(c, sub, "empirical files are not allowed here");
         return LL_E_INVAL;
     }
-    if (!*file) {
+    size_t n;
+    *col = empirical_spec_col(file, &n);
+    if (*col == EMPIRICAL_COL_BAD) {
+        werr(c, sub, "%s: expected #input or #output after the file name", spec);
+        return LL_E_INVAL;
+    }
+    if (n == 0) {
         werr(c, sub, "expected empirical:FILE, got no file name");
         return LL_E_INVAL;
     }
-    char *path = resolve(c->base_dir, file);
+    char *name = ll_strndup(file, n), *path = resolve(c->base_dir, name);
     char eerr[512];
     int rc = empirical_load(path, DIST_UNIT_NONE, out, eerr, sizeof(eerr));
     free(path);
     if (rc) {
+        free(name);
         werr(c, sub, "%s", eerr);
         return rc;
     }
-    return 0;
+    if (*col >= 0 && empirical_columns(*out) < 2) {
+        werr(c, sub, "%s has one column; #input and #output name a column of a two-column file",
+             name);
+        rc = LL_E_INVAL;
+    }
+    free(name);
+    return rc;
 }
 
 /* A DIST field (string, or a number meaning fixed:N) into *d, in unit;
@@ -347,6 +363,37 @@ static int check_emp_lengths(struct wctx *c, const char *sub, const char *spec,
     return 0;
 }
 
+/* The DIST d of j, at sub, checked as the length flags' are
+ * (dist_check_tokens): 0, or LL_E_INVAL for a p99 of 0 tokens or a median
+ * beyond any context; a p99 beyond most contexts is the file's first
+ * warning, if it has none yet. */
+static int check_tokens(struct wctx *c, const char *sub, json_t *j, const struct dist *d)
+{
+    char spec[DIST_SPEC_MAX], why[512], warn[320];
+    if (dist_check_length(d, why, sizeof why) != 0) { /* the field names it: no spec */
+        werr(c, sub, "%s", why);
+        return LL_E_INVAL;
+    }
+    if (json_is_string(j))
+        snprintf(spec, sizeof spec, "%s", json_string_value(j));
+    else if (dist_format(d, spec, sizeof spec) < 0)
+        spec[0] = '\0';
+    if (dist_check_tokens(d, NULL, spec, why, sizeof why, warn, sizeof warn) != 0) {
+        werr(c, sub, "%s", why);
+        return LL_E_INVAL;
+    }
+    if (warn[0] && c->warn && !c->warn[0]) {
+        char *err = c->err; /* werr writes the located line into warn */
+        size_t errlen = c->errlen;
+        c->err = c->warn;
+        c->errlen = WL_WARN_MAX;
+        werr(c, sub, "%s", warn + strlen("warning: "));
+        c->err = err;
+        c->errlen = errlen;
+    }
+    return 0;
+}
+
 /* prompt_tokens / output_tokens: a DIST or empirical:FILE. */
 static int get_len(struct wctx *c, const char *path, json_t *cls,
                    const char *key, int col, struct wl_len *out)
@@ -362,19 +409,17 @@ static int get_len(struct wctx *c, const char *path, json_t *cls,
     if (json_is_string(j) &&
         strncmp(json_string_value(j), "empirical:", 10) == 0) {
         out->kind = WL_LEN_EMPIRICAL;
-        int rc = load_empirical(c, sub, json_string_value(j), &out->emp);
+        int want;
+        int rc = load_empirical(c, sub, json_string_value(j), &out->emp, &want);
         if (rc)
             return rc;
-        out->col = empirical_columns(out->emp) > col ? col : 0;
+        out->col = want >= 0 ? want : empirical_columns(out->emp) > col ? col : 0;
         return check_emp_lengths(c, sub, json_string_value(j), out->emp, out->col, out->col);
     }
     out->kind = WL_LEN_DIST;
     int rc = get_dist(c, sub, j, DIST_UNIT_NONE, &out->dist);
-    char why[160];
-    if (rc == 0 && dist_check_length(&out->dist, why, sizeof why) != 0) {
-        werr(c, sub, "%s", why);
-        return LL_E_INVAL;
-    }
+    if (rc == 0)
+        rc = check_tokens(c, sub, j, &out->dist);
     return rc;
 }
 
@@ -445,7 +490,15 @@ static int parse_cancel(struct wctx *c, const char *path, json_t *j,
     }
     k->kind = WL_CANCEL_AFTER_TOKENS;
     join(sub, sizeof(sub), path, "after_tokens");
-    return get_dist(c, sub, n, DIST_UNIT_NONE, &k->after);
+    if ((rc = get_dist(c, sub, n, DIST_UNIT_NONE, &k->after)))
+        return rc;
+    /* A point of 0 tokens would cancel after the first, silently. */
+    char why[160];
+    if (dist_check_length(&k->after, why, sizeof why) != 0) {
+        werr(c, sub, "%s", why);
+        return LL_E_INVAL;
+    }
+    return 0;
 }
 
 static int parse_slo(struct wctx *c, const char *path, json_t *j,
@@ -608,8 +661,13 @@ static int parse_class(struct wctx *c, struct wl_file *f, size_t idx, json_t *j)
             strncmp(json_string_value(v), "empirical:", 10) != 0) {
             return werr_got(c, sub, v, "\"empirical:FILE\" (a file of input,output pairs)");
         }
-        if ((rc = load_empirical(c, sub, json_string_value(v), &k->pairs)))
+        int want;
+        if ((rc = load_empirical(c, sub, json_string_value(v), &k->pairs, &want)))
             return rc;
+        if (want >= 0) {
+            werr(c, sub, "takes both columns; drop the #column from \"%s\"", json_string_value(v));
+            return LL_E_INVAL;
+        }
         if (empirical_columns(k->pairs) != 2) {
             werr(c, sub, "expected a file of input,output pairs, got one "
                          "column of values");
@@ -690,10 +748,13 @@ static int parse_root(struct wctx *c, json_t *root, struct wl_file *f)
     f->classes = ll_calloc(f->n, sizeof(*f->classes));
     f->cum_weight = ll_calloc(f->n, sizeof(double));
     double total = 0;
+    uint32_t groups = 0; /* each class's prefixes its own: no cache hit across classes */
     for (size_t i = 0; i < f->n; i++) {
         if ((rc = parse_class(c, f, i, json_array_get(cl, i))))
             return rc;
         total += f->classes[i].weight;
+        f->classes[i].prefix.first_group = groups;
+        groups += f->classes[i].prefix.groups;
     }
     double run = 0;
     for (size_t i = 0; i < f->n; i++) {
@@ -743,6 +804,7 @@ int wl_file_parse_api(const char *name, const char *text, size_t len, const char
     c.have_root = jscan_validate(text, len, JSCAN_DEFAULT_DEPTH, &c.root) == 0;
 
     f = ll_calloc(1, sizeof(*f));
+    c.warn = f->warn;
     if ((rc = parse_root(&c, root, f)))
         goto fail;
     json_decref(root);
@@ -845,7 +907,7 @@ int64_t wl_prefix_draw(const struct wl_prefix *p, struct rng *r)
     if (p->fraction < 1 && !(rng_uniform(r) < p->fraction))
         return -1;
     uint64_t g = (uint64_t)(rng_uniform(r) * (double)p->groups);
-    return (int64_t)(g < p->groups ? g : p->groups - 1);
+    return (int64_t)p->first_group + (int64_t)(g < p->groups ? g : p->groups - 1);
 }
 
 int wl_cancel_draw(const struct wl_cancel *c, struct rng *r, uint64_t *after)

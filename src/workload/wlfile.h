@@ -61,11 +61,17 @@ struct wl_len {
 
 /* Prefix sharing: a request is in the shared fraction with probability
  * `fraction`, then starts with one of `groups` prefixes of `tokens` tokens
- * (the group drawn uniformly). fraction 0 means off. */
+ * (the group drawn uniformly), whose ids are first_group and on. fraction
+ * 0 means off. */
 struct wl_prefix {
     double fraction;         /* [0, 1] */
     uint32_t groups;         /* [1, WL_MAX_PREFIX_GROUPS] when fraction > 0 */
     uint32_t tokens;         /* [1, WL_MAX_PREFIX_TOKENS] when fraction > 0 */
+    /* The id of the first group: a workload file's class k starts after
+     * the groups of classes 0..k-1 (below WL_MAX_CLASSES *
+     * WL_MAX_PREFIX_GROUPS < 2^32), so no two classes share a prefix; 0
+     * for the --prefix-* flags. */
+    uint32_t first_group;
 };
 
 enum wl_cancel_kind {
@@ -96,10 +102,17 @@ struct wl_class {
     struct image_cfg images;   /* its "images" object; set 0 = the command line's */
 };
 
+/* Longest warning a parse keeps, NUL included. */
+#define WL_WARN_MAX 384
+
 struct wl_file {
     struct wl_class *classes;  /* n classes, in file order */
     size_t n;                  /* >= 1 */
     double *cum_weight;        /* cum_weight[i]: sum of weights 0..i over the total */
+    /* The first warning parsing found, located as an error is ("FILE:LINE:COL:
+     * classes[0].prompt_tokens: SPEC: 1% of the lengths are above ..."), for the
+     * caller to print with "warning: " before it; "" when none. */
+    char warn[WL_WARN_MAX];
 };
 
 /* Load and validate the workload file at path. Relative `empirical:FILE`
@@ -146,13 +159,14 @@ int wl_find_class(const struct wl_file *f, const char *name);
 /* Draw a request's prompt and output lengths from class c: from the pairs
  * file as one observed row (so their correlation is kept), else prompt
  * then output from their own sources. Each is rounded to the nearest
- * integer, at least 1 and at most 4e9. */
+ * integer, at least 1 and at most DIST_TOKENS_MAX. */
 void wl_class_lengths(const struct wl_class *c, struct rng *r,
                       uint32_t *prompt_tokens, uint32_t *max_tokens);
 
 /* Whether a request shares a prefix, and which: returns -1 (not in the
- * shared fraction, or prefix off) or a group in [0, p->groups). Uses one
- * uniform when fraction is in (0, 1), plus one for the group. */
+ * shared fraction, or prefix off) or a group in [p->first_group,
+ * p->first_group + p->groups). Uses one uniform when fraction is in
+ * (0, 1), plus one for the group. */
 int64_t wl_prefix_draw(const struct wl_prefix *p, struct rng *r);
 
 /* Whether a request cancels, and after how much: returns 0 (no), or 1 with

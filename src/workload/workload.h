@@ -187,7 +187,7 @@ uint64_t workload_content_seed(uint64_t seed, uint64_t salt);
 
 /* The number of synthetic words whose count under the fit c is closest to
  * target_tokens: round((target - intercept) / slope), at least 1 and at
- * most 4e9. With no fit (slope <= 0) returns target_tokens. */
+ * most DIST_TOKENS_MAX. With no fit (slope <= 0) returns target_tokens. */
 uint32_t workload_calib_words(const struct workload_calib *c, uint32_t target_tokens);
 
 /* The same for a shared prefix of prefix_tokens (no intercept: the

@@ -304,6 +304,97 @@ static void test_dump_carries_prefix_and_cancel(void **state)
     free(dir);
 }
 
+/* Requests of sim log path on each /v1 path: chat and completions. */
+static void count_paths(const char *log, long *chat, long *completions)
+{
+    struct harness_recs *l = harness_recs_load(log);
+    *chat = *completions = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const char *path = harness_sval(l->items[i], "path");
+        *chat += strcmp(path, "/v1/chat/completions") == 0;
+        *completions += strcmp(path, "/v1/completions") == 0;
+    }
+    harness_recs_free(l);
+}
+
+/* A dump of a --workload run with a class on completions and classes of
+ * their own ignore_eos replays to the same requests: the same number to
+ * each endpoint, and each record's class and ignore_eos the run's. The
+ * parent sent all 40 to chat in the replay, each with the replay's
+ * --ignore-eos. */
+static void test_replay_of_classes_keeps_api_and_ignore_eos(void **state)
+{
+    const char *sargs[] = {"--profile", "instant", NULL};
+    char log[600], wl[700], out1[700], path[800];
+    harness_logged_sim_start(log, sizeof log, sargs);
+    char url[200];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    snprintf(wl, sizeof wl, "%s/w.json", harness_cur_tmp);
+    harness_write_file(wl, "{\"classes\": ["
+                           "{\"name\":\"chat\",\"weight\":3,\"prompt_tokens\":20,"
+                           "\"output_tokens\":4,\"api\":\"chat\",\"ignore_eos\":true},"
+                           "{\"name\":\"summarize\",\"weight\":1,\"prompt_tokens\":30,"
+                           "\"output_tokens\":3,\"api\":\"completions\",\"ignore_eos\":false}]}\n");
+    char dump[700];
+    snprintf(dump, sizeof dump, "%s/dump.jsonl", harness_cur_tmp);
+    snprintf(out1, sizeof out1, "%s/r1", harness_cur_tmp);
+    const char *run_args[] = {"run",
+                              "--url",
+                              url,
+                              "--rate",
+                              "150",
+                              "--requests",
+                              "40",
+                              "--seed",
+                              "7",
+                              "--workload",
+                              wl,
+                              "--dump-schedule",
+                              dump,
+                              "--out",
+                              out1,
+                              "--quiet",
+                              "--no-metrics",
+                              NULL};
+    free(run_llmload(run_args, 0, 1));
+    harness_sim_teardown(NULL);
+    long run_chat, run_cmpl;
+    count_paths(log, &run_chat, &run_cmpl);
+    assert_int_equal(run_chat + run_cmpl, 40);
+    assert_true(run_cmpl > 0 && run_chat > 0);
+
+    char log2[600], out2[700];
+    harness_logged_sim_start(log2, sizeof log2, sargs);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    snprintf(out2, sizeof out2, "%s/r2", harness_cur_tmp);
+    const char *rep_args[] = {"replay", dump,      "--url",  url, "--out",
+                              out2,     "--quiet", "--seed", "7", NULL};
+    free(run_llmload(rep_args, 0, 1));
+    harness_sim_teardown(NULL);
+    long rep_chat, rep_cmpl;
+    count_paths(log2, &rep_chat, &rep_cmpl);
+    assert_int_equal(rep_chat, run_chat);
+    assert_int_equal(rep_cmpl, run_cmpl);
+
+    snprintf(path, sizeof path, "%s/requests.jsonl", out1);
+    struct harness_recs *a = harness_recs_load(path);
+    snprintf(path, sizeof path, "%s/requests.jsonl", out2);
+    struct harness_recs *b = harness_recs_load(path);
+    assert_int_equal(a->n, 40);
+    assert_int_equal(b->n, a->n);
+    for (size_t i = 0; i < a->n; i++) {
+        json_t *want = a->items[i];
+        json_t *got = by_id(b, "id", harness_ival(want, "id"));
+        assert_non_null(got);
+        assert_string_equal(harness_sval(got, "class"), harness_sval(want, "class"));
+        int eos = json_is_true(json_object_get(want, "ignore_eos"));
+        assert_int_equal(eos, strcmp(harness_sval(want, "class"), "chat") == 0);
+        assert_int_equal(json_is_true(json_object_get(got, "ignore_eos")), eos);
+    }
+    harness_recs_free(a);
+    harness_recs_free(b);
+}
+
 /* A hand-written trace with the optional fields: seconds, a class, a
  * session id, a verbatim prompt with characters JSON must escape (its
  * sim token count is known by hand), a shared prefix, and a cancellation
@@ -771,6 +862,8 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_replay_identical_to_dump, harness_si
              cmocka_unit_test_teardown(test_replay_time_scale_halves_offsets, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_trace_fields, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_by_class, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_replay_of_classes_keeps_api_and_ignore_eos,
+                                       harness_sim_tmp_teardown),
              cmocka_unit_test_teardown(test_dump_carries_prefix_and_cancel, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_trace_ends_before_duration,
                                        harness_sim_teardown),

@@ -1,5 +1,6 @@
 /* Unit tests for dist.c: parsing (every kind, units, truncation, every
  * error message), sample moments and quantiles, canonical formatting. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,9 +125,21 @@ static void test_truncation(void **state)
     s = sample_stats(&d, 5);
     assert_true(s.hi <= 1000 && s.lo > 0);
 
-    /* Gamma has no mass check, so an interval it almost never reaches is
-     * accepted; every sample then clamps to min, and is counted. */
-    d = parse_ok("gamma:1,1,min=50", DIST_UNIT_NONE);
+    /* Gamma's mass is estimated, so an interval it almost never reaches
+     * is refused as the other kinds' are (the parent accepted
+     * gamma:2,1,min=60,max=61 and clamped every sample, silently). */
+    char err[256];
+    assert_int_equal(dist_parse("gamma:2,1,min=60,max=61", DIST_UNIT_NONE, &d, err, sizeof err),
+                     LL_E_INVAL);
+    assert_string_equal(err, "gamma: min=60,max=61 keeps only 0% of the distribution (expected "
+                             "at least 0.1%)");
+    assert_int_equal(dist_parse("gamma:1,1,min=50", DIST_UNIT_NONE, &d, err, sizeof err),
+                     LL_E_INVAL);
+    /* Such an interval, built by hand: every sample clamps to min, and is
+     * counted. */
+    d = parse_ok("gamma:1,1", DIST_UNIT_NONE);
+    d.min = 50;
+    d.has_min = 1;
     struct rng r;
     rng_seed(&r, 6, 0);
     uint64_t clamped = 0;
@@ -460,8 +473,45 @@ static void test_check_tokens(void **state)
     }
 }
 
+/* The share of samples clamped is known before the load: (1 - m)^64, and a
+ * length spec that clamps more than 1% warns (the parent said the count
+ * reached the report; nothing counted it). */
+static void test_clamp_share(void **state)
+{
+    (void)state;
+    struct dist d = parse_ok("uniform:0,100,min=99", DIST_UNIT_NONE);
+    ASSERT_NEAR(dist_clamp_share(&d), pow(0.99, 64), 1e-12);
+    struct rng r;
+    rng_seed(&r, 9, 0);
+    uint64_t clamped = 0;
+    enum { N = 200000 };
+    for (int i = 0; i < N; i++)
+        dist_sample_counted(&d, &r, &clamped);
+    double share = pow(0.99, 64); /* 0.526 */
+    ASSERT_NEAR((double)clamped / N, share, 5 * sqrt(share * (1 - share) / N));
+    d = parse_ok("uniform:0,100", DIST_UNIT_NONE);
+    assert_true(dist_clamp_share(&d) == 0);
+    d = parse_ok("normal:500,100,min=0", DIST_UNIT_NONE);
+    assert_true(dist_clamp_share(&d) < 1e-100);
+
+    char err[256], warn[300];
+    d = parse_ok("uniform:0,100,min=99", DIST_UNIT_NONE);
+    assert_int_equal(dist_check_tokens(&d, "--prompt-tokens", "uniform:0,100,min=99", err,
+                                       sizeof err, warn, sizeof warn),
+                     0);
+    assert_string_equal(warn, "warning: --prompt-tokens uniform:0,100,min=99: about 53% of the "
+                              "lengths are clamped to min= or max= (the interval holds 1% of "
+                              "the distribution)");
+    d = parse_ok("uniform:0,100,min=10", DIST_UNIT_NONE);
+    assert_int_equal(dist_check_tokens(&d, "--prompt-tokens", "uniform:0,100,min=10", err,
+                                       sizeof err, warn, sizeof warn),
+                     0);
+    assert_string_equal(warn, "");
+}
+
 TEST_MAIN(cmocka_unit_test(test_kinds_moments), cmocka_unit_test(test_lognormal_quantiles),
           cmocka_unit_test(test_truncation), cmocka_unit_test(test_units),
           cmocka_unit_test(test_errors), cmocka_unit_test(test_nonneg),
           cmocka_unit_test(test_format_round_trip), cmocka_unit_test(test_sample_u64),
-          cmocka_unit_test(test_determinism), cmocka_unit_test(test_check_tokens))
+          cmocka_unit_test(test_determinism), cmocka_unit_test(test_check_tokens),
+          cmocka_unit_test(test_clamp_share))

@@ -262,11 +262,25 @@ static void test_pairs_correlation(void **state)
     empirical_free(e);
 }
 
-TEST_MAIN(cmocka_unit_test(test_csv_single),
-          cmocka_unit_test(test_csv_pairs),
-          cmocka_unit_test(test_jsonl),
-          cmocka_unit_test(test_durations),
-          cmocka_unit_test(test_errors),
-          cmocka_unit_test(test_load_file),
-          cmocka_unit_test(test_sample_quantiles),
+/* Token lengths above DIST_TOKENS_MAX are refused by the length check (the
+ * parent drew them and cut them to 4e9); the bound itself passes. */
+static void test_check_length_max(void **state)
+{
+    (void)state;
+    char err[256];
+    struct empirical *e = parse_ok("5\n1e12\n2e9\n7\n", DIST_UNIT_NONE);
+    assert_int_equal(empirical_check_length(e, 0, err, sizeof err), LL_E_INVAL);
+    assert_string_equal(err, "2 of its 4 lengths are above 100000000 tokens (the largest "
+                             "1e+12); expected at most 100000000");
+    empirical_free(e);
+    e = parse_ok("input,output\n5,100000000\n", DIST_UNIT_NONE);
+    assert_int_equal(empirical_check_length(e, 0, err, sizeof err), 0);
+    assert_int_equal(empirical_check_length(e, 1, err, sizeof err), 0);
+    empirical_free(e);
+}
+
+TEST_MAIN(cmocka_unit_test(test_csv_single), cmocka_unit_test(test_csv_pairs),
+          cmocka_unit_test(test_jsonl), cmocka_unit_test(test_durations),
+          cmocka_unit_test(test_errors), cmocka_unit_test(test_check_length_max),
+          cmocka_unit_test(test_load_file), cmocka_unit_test(test_sample_quantiles),
           cmocka_unit_test(test_pairs_correlation))

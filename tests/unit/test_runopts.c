@@ -552,6 +552,47 @@ static void test_config_errors(void **state)
     memset(&o, 0, sizeof o);
     o.prompt_tokens = spec;
     assert_int_equal(workload_transport(&o, err, sizeof err), 0);
+    /* Lengths above the cap are refused, not cut to 4e9 (the parent ran,
+     * and its dump failed its own replay): huge_outputs.csv is 10,20
+     * 30,1e12; --lengths takes both columns. */
+    char huge[512], hspec[600];
+    test_data_path("workload", "huge_outputs.csv", huge, sizeof huge);
+    snprintf(hspec, sizeof hspec, "empirical:%s#output", huge);
+    memset(&o, 0, sizeof o);
+    o.prompt_tokens = hspec;
+    snprintf(want, sizeof want,
+             "--prompt-tokens %s: 1 of its 2 output lengths are above 100000000 tokens (the "
+             "largest 1e+12); expected at most 100000000",
+             hspec);
+    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err, want);
+    memset(&o, 0, sizeof o);
+    o.lengths = hspec;
+    hspec[strlen(hspec) - strlen("#output")] = '\0';
+    snprintf(want, sizeof want,
+             "--lengths %s: 1 of its 2 output lengths are above 100000000 tokens (the largest "
+             "1e+12); expected at most 100000000",
+             hspec);
+    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err, want);
+    /* A misspelt column is named as one, not "cannot open". */
+    snprintf(hspec, sizeof hspec, "empirical:%s#bogus", huge);
+    memset(&o, 0, sizeof o);
+    o.output_tokens = hspec;
+    snprintf(want, sizeof want,
+             "--output-tokens: \"%s\": expected #input or #output after the file name", hspec);
+    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err, want);
+    /* A cancellation point of 0 tokens is refused, not sent as 1. */
+    static const char *const zero_points[] = {"0", "uniform:0,0.4"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(zero_points); i++) {
+        memset(&o, 0, sizeof o);
+        o.cancel_after_tokens = zero_points[i];
+        assert_int_equal(workload_transport(&o, err, sizeof err), LL_E_INVAL);
+        snprintf(want, sizeof want, "--cancel-after-tokens %s: ", zero_points[i]);
+        assert_true(strncmp(err, want, strlen(want)) == 0);
+        assert_non_null(strstr(err, "0 tokens"));
+    }
+    memset(&o, 0, sizeof o);
+    o.cancel_after_tokens = "1";
+    assert_int_equal(workload_transport(&o, err, sizeof err), 0);
 
     memset(&o, 0, sizeof o);
     o.seed = "-1";

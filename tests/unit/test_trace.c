@@ -289,7 +289,7 @@ static void test_errors(void **state)
     parse_bad(OKL "[1,2]\n", "t.jsonl:2:1: expected one JSON object per line", NULL);
     parse_bad(OKL "{\"sched_ns\":0,\"prompt_tokens\":1,\"max_tokens\":1,\"temp\":0.7}\n",
               "t.jsonl:2:48: temp: unknown field (allowed: index, sched_ns, t, timestamp,",
-              "cancel_after_ns)");
+              "cancel_after_ns, api, ignore_eos)");
     parse_bad("{\"sched_ns\":0,\"sched_ns\":1,\"prompt_tokens\":1,\"max_tokens\":1}\n",
               "t.jsonl:1:15: sched_ns: repeated field", NULL);
     parse_bad("{\"prompt_tokens\":1,\"max_tokens\":1}\n",
@@ -420,9 +420,43 @@ static void test_offered_rate(void **state)
     trace_free(t);
 }
 
+/* A dumped class's api and ignore_eos load back and reach the request; a
+ * line without them takes the replay's (the parent refused both fields,
+ * and the replay sent every class to --api with --ignore-eos). */
+static void test_api_and_ignore_eos(void **state)
+{
+    (void)state;
+    struct trace *t = parse_ok(
+        "{\"sched_ns\":0,\"prompt_tokens\":5,\"max_tokens\":2,\"class\":\"s\","
+        "\"api\":\"completions\",\"ignore_eos\":false}\n"
+        "{\"sched_ns\":1,\"prompt_tokens\":5,\"max_tokens\":2,\"api\":\"anthropic-messages\","
+        "\"ignore_eos\":true}\n"
+        "{\"sched_ns\":2,\"prompt_tokens\":5,\"max_tokens\":2}\n");
+    struct req_spec sp;
+    replay_spec(t, 0, 1, NULL, &sp);
+    assert_int_equal(sp.api, OAI_API_COMPLETIONS);
+    assert_int_equal(sp.ignore_eos, 0);
+    replay_spec(t, 1, 0, NULL, &sp);
+    assert_int_equal(sp.api, OAI_API_ANTHROPIC);
+    assert_int_equal(sp.ignore_eos, 1);
+    replay_spec(t, 2, 1, NULL, &sp);
+    assert_int_equal(sp.api, -1);
+    assert_int_equal(sp.ignore_eos, 1);
+    trace_free(t);
+    parse_bad("{\"sched_ns\":0,\"prompt_tokens\":5,\"max_tokens\":2,\"api\":\"grpc\"}\n",
+              "t.jsonl:1:54: api: expected \"chat\", \"completions\", \"anthropic-messages\" or "
+              "\"openai-responses\" (openai-embeddings is the replay's --api), got \"grpc\"",
+              NULL);
+    parse_bad(
+        "{\"sched_ns\":0,\"prompt_tokens\":5,\"max_tokens\":2,\"api\":\"openai-embeddings\"}\n",
+        "api: expected", "got \"openai-embeddings\"");
+    parse_bad("{\"sched_ns\":0,\"prompt_tokens\":5,\"max_tokens\":2,\"ignore_eos\":1}\n",
+              "t.jsonl:1:61: ignore_eos: expected true or false, got 1", NULL);
+}
+
 TEST_MAIN(cmocka_unit_test(test_dump_schedule_roundtrip), cmocka_unit_test(test_all_fields),
           cmocka_unit_test(test_sorting_and_escapes),
           cmocka_unit_test(test_timestamp_rebase_and_scale), cmocka_unit_test(test_errors),
           cmocka_unit_test(test_bom), cmocka_unit_test(test_records),
           cmocka_unit_test(test_whole_number), cmocka_unit_test(test_integral_floats),
-          cmocka_unit_test(test_offered_rate))
+          cmocka_unit_test(test_offered_rate), cmocka_unit_test(test_api_and_ignore_eos))

@@ -435,6 +435,162 @@ static void test_errors(void **state)
     assert_load_missing(rc, f, err, "/nonexistent/w.json");
 }
 
+/* A class's lengths pass the checks the length flags pass: a median beyond
+ * any context is refused (the parent sent max_tokens 4000000000), a p99
+ * beyond most contexts is the file's warning, and an empirical file with a
+ * length above DIST_TOKENS_MAX is refused (the parent cut it to 4e9). */
+static void test_length_limits(void **state)
+{
+    (void)state;
+    parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":10,"
+              "\"output_tokens\":\"lognormal:100,0.5\"}]}",
+              "w.json:1:61: classes[0].output_tokens: lognormal:100,0.5: a median of 2.69e+43 "
+              "tokens, beyond any model's context (at most 10000000): lognormal:MU,SIGMA takes "
+              "MU as the log of the median; for a median of 100 tokens write "
+              "lognormal:median=100,sigma=0.5",
+              NULL);
+    parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":\"uniform:1,20000000\","
+              "\"output_tokens\":5}]}",
+              "w.json:1:42: classes[0].prompt_tokens: uniform:1,20000000: a median of 1e+07 "
+              "tokens, beyond any model's context",
+              NULL);
+    parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":20000000,\"output_tokens\":5}]}",
+              "classes[0].prompt_tokens: fixed:20000000: a median of 2e+07 tokens", NULL);
+    struct wl_file *f = parse_ok("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":10,"
+                                 "\"output_tokens\":\"lognormal:median=100000,sigma=2\"},"
+                                 "{\"name\":\"b\",\"prompt_tokens\":\"exponential:1e6\","
+                                 "\"output_tokens\":5}]}");
+    assert_string_equal(f->warn,
+                        "w.json:1:61: classes[0].output_tokens: lognormal:median=100000,"
+                        "sigma=2: 1% of the lengths are above 1.05e+07 tokens, beyond most "
+                        "models' context (add max=N to bound them)");
+    wl_file_free(f);
+    f = parse_ok("{\"classes\": [" CLS "}]}");
+    assert_string_equal(f->warn, "");
+    wl_file_free(f);
+    /* huge_outputs.csv is 10,20 30,1e12. */
+    char dir[512];
+    test_data_path("workload", "", dir, sizeof dir);
+    static const char *const huge_bad[][2] = {
+        {"{\"classes\": [{\"name\":\"a\",\"lengths\":\"empirical:huge_outputs.csv\"}]}",
+         "w.json:1:36: classes[0].lengths: empirical:huge_outputs.csv: 1 of its 2 output "
+         "lengths are above 100000000 tokens (the largest 1e+12); expected at most 100000000"},
+        {"{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":5,"
+         "\"output_tokens\":\"empirical:huge_outputs.csv\"}]}",
+         "classes[0].output_tokens: empirical:huge_outputs.csv: 1 of its 2 output lengths are "
+         "above 100000000 tokens"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(huge_bad); i++) {
+        struct wl_file *g = (struct wl_file *)1;
+        char err[1024] = "";
+        int rc = wl_file_parse("w.json", huge_bad[i][0], strlen(huge_bad[i][0]), dir, &g, err,
+                               sizeof err);
+        assert_rejected(rc, g, err, huge_bad[i][0], huge_bad[i][1], NULL, NULL);
+    }
+    /* The input column alone is fine. */
+    static const char ok[] = "{\"classes\": [{\"name\":\"a\",\"output_tokens\":5,"
+                             "\"prompt_tokens\":\"empirical:huge_outputs.csv\"}]}";
+    char err[1024] = "";
+    f = NULL;
+    if (wl_file_parse("w.json", ok, strlen(ok), dir, &f, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    wl_file_free(f);
+    /* A drawn length beyond the cap is the cap, which a trace line takes. */
+    assert_int_equal(dist_to_tokens(1e12), DIST_TOKENS_MAX);
+    assert_int_equal(DIST_TOKENS_MAX, 100000000u);
+}
+
+/* Two classes with prefixes of 2 groups each share none: class a's ids are
+ * 0 and 1, b's 2 and 3, and their prompts differ from the first word (the
+ * parent gave both classes ids 0 and 1, and b's first 100 words were a's). */
+static void test_prefix_per_class(void **state)
+{
+    (void)state;
+    struct wl_file *f =
+        parse_ok("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":300,\"output_tokens\":5,"
+                 "\"prefix\":{\"fraction\":1,\"groups\":2,\"tokens\":100}},"
+                 "{\"name\":\"n\",\"prompt_tokens\":300,\"output_tokens\":5},"
+                 "{\"name\":\"b\",\"prompt_tokens\":300,\"output_tokens\":5,"
+                 "\"prefix\":{\"fraction\":1,\"groups\":2,\"tokens\":200}}]}");
+    assert_int_equal(f->classes[0].prefix.first_group, 0);
+    assert_int_equal(f->classes[2].prefix.first_group, 2);
+    struct workload w = {.seed = 11, .classes = f};
+    int seen[2][4] = {{0}};
+    char first[2][4][8] = {{""}};
+    char *buf = malloc(4096);
+    assert_non_null(buf);
+    for (uint64_t i = 0; i < 400; i++) {
+        struct req_spec sp;
+        workload_spec(&w, i, &sp);
+        if (sp.class_idx == 1) {
+            assert_int_equal(sp.prefix_id, -1);
+            continue;
+        }
+        int k = sp.class_idx == 0 ? 0 : 1;
+        assert_true(sp.prefix_id >= 2 * k && sp.prefix_id < 2 * k + 2);
+        seen[k][sp.prefix_id]++;
+        size_t n = workload_prompt(w.seed, &sp, buf, 4096);
+        assert_true(n < 4096);
+        char *sp1 = memchr(buf, ' ', n);
+        assert_non_null(sp1);
+        snprintf(first[k][sp.prefix_id], sizeof first[k][sp.prefix_id], "%.*s", (int)(sp1 - buf),
+                 buf);
+    }
+    for (int g = 0; g < 2; g++) {
+        assert_true(seen[0][g] > 0 && seen[1][2 + g] > 0);
+        for (int h = 2; h < 4; h++)
+            assert_true(strcmp(first[0][g], first[1][h]) != 0);
+    }
+    free(buf);
+    wl_file_free(f);
+}
+
+/* A class reads empirical:FILE#input / #output as the flags do (the parent
+ * tried to open "pairs.csv#output"); another '#' names no column; a
+ * "lengths" file takes both; a cancellation point of 0 tokens is refused,
+ * not sent as 1. */
+static void test_empirical_column_and_cancel_zero(void **state)
+{
+    (void)state;
+    char dir[512], err[1024] = "";
+    test_data_path("workload", "", dir, sizeof dir);
+    static const char ok[] = "{\"classes\": [{\"name\":\"a\",\"output_tokens\":5,"
+                             "\"prompt_tokens\":\"empirical:pairs.csv#output\"}]}";
+    struct wl_file *f = NULL;
+    if (wl_file_parse("w.json", ok, strlen(ok), dir, &f, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(f->classes[0].prompt_tokens.kind, WL_LEN_EMPIRICAL);
+    assert_int_equal(f->classes[0].prompt_tokens.col, EMPIRICAL_COL_OUTPUT);
+    wl_file_free(f);
+    static const char *const bad[][2] = {
+        {"{\"classes\": [{\"name\":\"a\",\"output_tokens\":5,"
+         "\"prompt_tokens\":\"empirical:pairs.csv#bogus\"}]}",
+         "w.json:1:60: classes[0].prompt_tokens: empirical:pairs.csv#bogus: expected #input or "
+         "#output after the file name"},
+        {"{\"classes\": [{\"name\":\"a\",\"output_tokens\":5,"
+         "\"prompt_tokens\":\"empirical:values.jsonl#input\"}]}",
+         "classes[0].prompt_tokens: values.jsonl has one column; #input and #output name a "
+         "column of a two-column file"},
+        {"{\"classes\": [{\"name\":\"a\",\"lengths\":\"empirical:pairs.csv#input\"}]}",
+         "classes[0].lengths: takes both columns; drop the #column from "
+         "\"empirical:pairs.csv#input\""},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
+        struct wl_file *g = (struct wl_file *)1;
+        int rc = wl_file_parse("w.json", bad[i][0], strlen(bad[i][0]), dir, &g, err, sizeof err);
+        assert_rejected(rc, g, err, bad[i][0], bad[i][1], NULL, NULL);
+    }
+    parse_bad("{\"classes\": [" CLS ",\"cancel\":{\"fraction\":0.5,\"after_tokens\":\"0\"}}]}",
+              "classes[0].cancel.after_tokens: a length of 0 tokens", NULL);
+    parse_bad("{\"classes\": [" CLS ",\"cancel\":{\"fraction\":0.5,\"after_tokens\":"
+              "\"uniform:0,0.4\"}}]}",
+              "classes[0].cancel.after_tokens: 99% of the lengths round to 0 tokens", NULL);
+    parse_bad("{\"classes\": [" CLS ",\"cancel\":{\"fraction\":0.5,\"after_tokens\":0}}]}",
+              "classes[0].cancel.after_tokens: a length of 0 tokens", NULL);
+    f = parse_ok("{\"classes\": [" CLS ",\"cancel\":{\"fraction\":0.5,\"after_tokens\":1}}]}");
+    wl_file_free(f);
+}
+
 /* Weights 1, 2, 7: 200k picks, frequencies within 0.006 (about 6 SE). */
 static void test_pick_frequencies(void **state)
 {
@@ -678,8 +834,9 @@ static void test_prompt_salt(void **state)
 TEST_MAIN(cmocka_unit_test(test_sample_file), cmocka_unit_test(test_bom),
           cmocka_unit_test(test_integral_floats), cmocka_unit_test(test_defaults_and_numbers),
           cmocka_unit_test(test_api_anthropic), cmocka_unit_test(test_errors),
-          cmocka_unit_test(test_images), cmocka_unit_test(test_pick_frequencies),
-          cmocka_unit_test(test_prefix_and_cancel_draws), cmocka_unit_test(test_prompt_build),
-          cmocka_unit_test(test_prompt_salt), cmocka_unit_test(test_extra_body),
-          cmocka_unit_test(test_embeddings_no_output),
+          cmocka_unit_test(test_length_limits), cmocka_unit_test(test_prefix_per_class),
+          cmocka_unit_test(test_empirical_column_and_cancel_zero), cmocka_unit_test(test_images),
+          cmocka_unit_test(test_pick_frequencies), cmocka_unit_test(test_prefix_and_cancel_draws),
+          cmocka_unit_test(test_prompt_build), cmocka_unit_test(test_prompt_salt),
+          cmocka_unit_test(test_extra_body), cmocka_unit_test(test_embeddings_no_output),
           cmocka_unit_test(test_embeddings_api_misspelt))
