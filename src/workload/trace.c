@@ -436,7 +436,8 @@ static void append_entry(struct tparse *p, const struct trace_entry *e,
 
 /* The members of a run's record (requests.jsonl, docs/formats.md) that
  * say what was offered, put where a trace line's would be: id as index,
- * sched_ns, prompt_tokens, max_tokens, class, session as session_id. The
+ * sched_ns, prompt_tokens, max_tokens, class, session as session_id,
+ * ignore_eos (kept by record_fields only when true). The
  * record's other members (what happened to the request) are passed over,
  * as are members added to records later. Its step, images and inputs go
  * to step, images and inputs (JSCAN_INVALID when absent). */
@@ -454,6 +455,7 @@ static void record_members(const struct jscan_value *root, struct jscan_value *v
         {"max_tokens", F_MAX_TOKENS},
         {"class", F_CLASS},
         {"session", F_SESSION_ID},
+        {"ignore_eos", F_IGNORE_EOS},
         {"step", -1},
         {"images", -2},
         {"inputs", -3},
@@ -490,6 +492,11 @@ static int record_fields(struct tparse *p, const struct jscan_value *root, struc
     struct jscan_value step, images, inputs;
     int64_t x;
     record_members(root, v, &step, &images, &inputs);
+    /* A record's ignore_eos false may be a file from before the field was
+     * kept (docs/formats.md): it leaves the choice to the command line's
+     * --ignore-eos; true is certain, and replays as asked. */
+    if (v[F_IGNORE_EOS].type == JSCAN_FALSE)
+        v[F_IGNORE_EOS].type = JSCAN_INVALID;
     if (v[F_INDEX].type == JSCAN_INVALID) {
         terr(p, root, "id", "missing: expected a record of requests.jsonl, like line %lu",
              p->index_line);

@@ -268,6 +268,15 @@ static void test_records(void **state)
     assert_string_equal(trace_class_name(t, 2), "rag");
     trace_free(t);
 
+    /* ignore_eos: a record's true replays as asked; false (or absent, as
+     * in files from before it was kept) leaves it to --ignore-eos */
+    t = parse_ok(REC("0", "ok", "0", ",\"ignore_eos\":true")
+                     REC("1", "ok", "5", ",\"ignore_eos\":false") REC("2", "ok", "9", ""));
+    assert_int_equal(t->entries[0].ignore_eos, 1);
+    assert_int_equal(t->entries[1].ignore_eos, -1);
+    assert_int_equal(t->entries[2].ignore_eos, -1);
+    trace_free(t);
+
     parse_bad(REC("0", "ok", "0", ",\"images\":2"),
               "t.jsonl:1:", "images: the request carried images");
     parse_bad(REC("0", "ok", "0", ",\"inputs\":4"), "inputs: an embeddings request", NULL);
