@@ -89,6 +89,8 @@ enum hostile_mode {
                         * then the connection closes unanswered (a keep-alive timeout racing it) */
     HM_EARLY_413,      /* read a POST's head only, answer 413 + close, close with the body
                         * unread (a reset); a 4 KiB receive buffer so the client is mid-send */
+    HM_ESCAPES,        /* a /models id and a finish_reason holding terminal escape sequences
+                        * (a window title, a colour); otherwise HM_NORMAL */
     /* Anthropic Messages streams (--api anthropic-messages): */
     HM_ANTH_NORMAL,    /* a correct stream: message_start, 5 text deltas with pings among them,
                         * message_delta with usage, message_stop */
@@ -374,6 +376,7 @@ static int serve_post(const struct conn *c)
     case HM_MODELS_HUGE:
     case HM_MODELS_EMPTY:
     case HM_EARLY_413: /* (answered in conn_main) */
+    case HM_ESCAPES:
     case HM_SLOW: {
         int slow = c->mode == HM_SLOW, tokens = slow ? 10 : STREAM_TOKENS;
         if (send_str(fd, SSE_HEAD) != 0)
@@ -386,6 +389,15 @@ static int serve_post(const struct conn *c)
         }
         size_t n = stream_text(text, sizeof text, tokens);
         size_t tail = n - strlen(EV_CONTENT) * (size_t)tokens;
+        if (c->mode == HM_ESCAPES) {
+            char *stop = strstr(text + n - tail, "\"stop\"");
+            if (!stop || n + 16 >= sizeof text)
+                abort();
+            memmove(stop + 11, stop + 1, (size_t)(text + n - stop)); /* the NUL too */
+            memcpy(stop + 1, "\\u001b[31m", 10);
+            n += 10;
+            tail += 10;
+        }
         keep = ok && send_chunk(fd, text + n - tail, tail) == 0 && send_str(fd, CHUNK_END) == 0;
         break;
     }
@@ -692,6 +704,9 @@ static void *conn_main(void *arg)
     free(arg);
     static const char models[] = "{\"object\":\"list\",\"data\":[{\"id\":\"hostile\","
                                  "\"object\":\"model\"}]}";
+    static const char models_esc[] =
+        "{\"object\":\"list\",\"data\":[{\"id\":"
+        "\"\\u001b]0;pwned\\u0007\\u001b[31mRED\\u00c2\\u009b\",\"object\":\"model\"}]}";
     char *buf = malloc(REQ_BUF_BYTES);
     int open = buf != NULL;
     int posts_here = 0;
@@ -752,12 +767,13 @@ static void *conn_main(void *arg)
             continue;
         }
         if (r == 2) {
+            const char *list = c.mode == HM_ESCAPES ? models_esc : models;
             char head[160];
             snprintf(head, sizeof head,
                      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                      "Content-Length: %zu\r\n\r\n",
-                     sizeof models - 1);
-            if (send_str(c.fd, head) != 0 || send_str(c.fd, models) != 0)
+                     strlen(list));
+            if (send_str(c.fd, head) != 0 || send_str(c.fd, list) != 0)
                 break;
             continue;
         }
@@ -1570,6 +1586,61 @@ static void test_probe_hint_tls(void **state)
                      "--insecure skips the check)\n");
 }
 
+/* ---- text from the server on the terminal ----------------------------- */
+
+/* Fail unless text holds no control byte but newlines (an escape sequence
+ * from a server would retitle the window or recolour the text), nor a C1
+ * control's UTF-8 (U+009B is CSI to some terminals). */
+static void no_control_bytes(const char *what, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if ((c < 0x20 && c != '\n') || c == 0x7f || (c == 0xC2 && (unsigned char)p[1] < 0xA0))
+            fail_msg("%s: byte 0x%02x at offset %zu:\n%s", what, c, (size_t)(p - text), text);
+    }
+}
+
+/* A /models id (taken as the model without --model) and a finish_reason
+ * holding escape sequences: `llmload run` and `llmload report` show them
+ * with '?' for each control byte. The parent printed the model line raw
+ * ("model    ^[]0;pwned^G^[[31mRED") and the finish_reason too. */
+static void test_escapes_not_printed(void **state)
+{
+    harness_tmp_begin();
+    hostile_start(HM_ESCAPES, 0);
+    char out_dir[600];
+    harness_tmp_path(out_dir, sizeof out_dir, "r");
+    const char *args[] = {"run", "--url", cur_srv.url, "--rate",    "20",       "--requests",
+                          "3",   "--out", out_dir,     "--arrival", "constant", "--no-metrics",
+                          NULL};
+    char *err = NULL;
+    char *out = harness_run_expect(args, 30, HARNESS_RC_OK_OR_INVALID, &err);
+    HARNESS_HAS(out, "model    ?]0;pwned??[31mRED\xc3\x82??", "finish_reason: ?[31mstop 3");
+    no_control_bytes("run stdout", out);
+    no_control_bytes("run stderr", err);
+    free(out);
+    free(err);
+    /* A sweep's first line names the model, and `llmload report` prints
+     * a sweep's table again. */
+    harness_tmp_path(out_dir, sizeof out_dir, "s");
+    const char *sweep[] = {"sweep",           "--url",        cur_srv.url, "--rates", "5",
+                           "--step-duration", "2s",           "--warmup",  "0.3s",    "--out",
+                           out_dir,           "--no-metrics", NULL};
+    out = harness_run_expect(sweep, 60, HARNESS_RC_OK_OR_INVALID, &err);
+    HARNESS_HAS(out, "(model ?]0;pwned??[31mRED\xc3\x82?"
+                     "?)");
+    no_control_bytes("sweep stdout", out);
+    no_control_bytes("sweep stderr", err);
+    free(out);
+    free(err);
+    const char *rep[] = {"report", out_dir, NULL};
+    out = harness_run_expect(rep, 30, HARNESS_RC_OK_OR_INVALID, &err);
+    no_control_bytes("report stdout", out);
+    no_control_bytes("report stderr", err);
+    free(out);
+    free(err);
+}
+
 /* ---- the server killed mid-run and restarted -------------------------- */
 
 /* 20 requests at 10/s against a server that takes 0.5 s a request. Once it
@@ -1938,6 +2009,7 @@ int main(void)
         cmocka_unit_test_teardown(test_probe_hint_html, teardown),
         cmocka_unit_test_teardown(test_probe_hint_list_over, teardown),
         cmocka_unit_test_teardown(test_probe_no_model_id_slash, teardown),
+        cmocka_unit_test_teardown(test_escapes_not_printed, teardown),
         cmocka_unit_test_teardown(test_server_killed_and_restarted, teardown),
         cmocka_unit_test_teardown(test_out_of_file_descriptors, teardown),
     };
