@@ -91,6 +91,8 @@ enum hostile_mode {
                         * unread (a reset); a 4 KiB receive buffer so the client is mid-send */
     HM_ESCAPES,        /* a /models id and a finish_reason holding terminal escape sequences
                         * (a window title, a colour); otherwise HM_NORMAL */
+    HM_ECHO_HEADERS,   /* every POST answered 400, the message quoting the request's
+                        * header lines (as a proxy's error page may) */
     /* Anthropic Messages streams (--api anthropic-messages): */
     HM_ANTH_NORMAL,    /* a correct stream: message_start, 5 text deltas with pings among them,
                         * message_delta with usage, message_stop */
@@ -377,6 +379,7 @@ static int serve_post(const struct conn *c)
     case HM_MODELS_EMPTY:
     case HM_EARLY_413: /* (answered in conn_main) */
     case HM_ESCAPES:
+    case HM_ECHO_HEADERS: /* (answered in conn_main) */
     case HM_SLOW: {
         int slow = c->mode == HM_SLOW, tokens = slow ? 10 : STREAM_TOKENS;
         if (send_str(fd, SSE_HEAD) != 0)
@@ -698,6 +701,29 @@ static int send_model_list(int fd, int n)
     return rc;
 }
 
+/* A 400 whose JSON message quotes the X- header lines of the request head
+ * in req (JSON-safe: they hold no quote or backslash here). Returns 0, or
+ * -1 once the peer is gone. */
+static int echo_headers(int fd, const char *req)
+{
+    char msg[1024] = "bad request;";
+    size_t at = strlen(msg);
+    const char *end = strstr(req, "\r\n\r\n");
+    for (const char *p = strstr(req, "\r\n"); p && p < end; p = strstr(p + 2, "\r\n")) {
+        const char *line = p + 2, *eol = strstr(line, "\r\n");
+        if (strncasecmp(line, "X-", 2) == 0 && eol && at + (size_t)(eol - line) + 2 < sizeof msg)
+            at += (size_t)snprintf(msg + at, sizeof msg - at, " %.*s", (int)(eol - line), line);
+    }
+    char text[1600];
+    int n = snprintf(text, sizeof text, "{\"error\":{\"message\":\"%s\"}}", msg);
+    char head[160];
+    snprintf(head, sizeof head,
+             "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
+             "Content-Length: %d\r\n\r\n",
+             n);
+    return send_str(fd, head) != 0 || send_str(fd, text) != 0 ? -1 : 0;
+}
+
 static void *conn_main(void *arg)
 {
     struct conn c = *(struct conn *)arg;
@@ -778,6 +804,11 @@ static void *conn_main(void *arg)
             continue;
         }
         atomic_fetch_add(&cur_counts->posts, 1);
+        if (c.mode == HM_ECHO_HEADERS) {
+            if (echo_headers(c.fd, buf) != 0)
+                break;
+            continue;
+        }
         if (c.mode == HM_CLOSE_SECOND && ++posts_here == 2)
             break; /* closed with the request unanswered */
         int keep = serve_post(&c);
@@ -1641,6 +1672,46 @@ static void test_escapes_not_printed(void **state)
     free(err);
 }
 
+/* Fail unless no file under dir (one level of folders) holds needle. */
+static void dir_lacks(const char *dir, const char *needle)
+{
+    const char *names[] = {"requests.jsonl", "summary.json", "report.html",
+                           "run.json",       "hist.jsonl",   NULL};
+    for (size_t i = 0; names[i]; i++) {
+        char p[700];
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        char *text = harness_read_file(p, NULL);
+        if (text && strstr(text, needle))
+            fail_msg("%s holds \"%s\"", p, needle);
+        free(text);
+    }
+}
+
+/* A server whose error message echoes the request's headers: a header
+ * value's every word of 4 bytes or more is masked wherever the message
+ * shows it (docs/formats.md, "requests.samples"). The parent masked only
+ * words of 8 bytes or more: "pw12345" reached the terminal's sample,
+ * requests.jsonl, summary.json and report.html. */
+static void test_echoed_header_masked(void **state)
+{
+    harness_tmp_begin();
+    hostile_start(HM_ECHO_HEADERS, 0);
+    struct run r;
+    const char *args[] = {"-H", "X-Secret: pw12345", "-H", "X-Long: a-much-longer-secret", NULL};
+    run_case_ex(NULL, "r", args, 3, 0, &r);
+    assert_int_equal(by_kind(&r, "http_4xx"), 3);
+    const char *detail = harness_sval(json_array_get(r.recs, 0), "detail");
+    if (!strstr(detail, "X-Secret: *******") || !strstr(detail, "X-Long: *"))
+        fail_msg("detail not masked: %s", detail);
+    char dir[600];
+    harness_tmp_path(dir, sizeof dir, "r");
+    HARNESS_LACKS(r.c.out, "pw12345", "much-longer");
+    HARNESS_LACKS(r.c.err, "pw12345", "much-longer");
+    dir_lacks(dir, "pw12345");
+    dir_lacks(dir, "much-longer");
+    run_free(&r);
+}
+
 /* ---- the server killed mid-run and restarted -------------------------- */
 
 /* 20 requests at 10/s against a server that takes 0.5 s a request. Once it
@@ -2010,6 +2081,7 @@ int main(void)
         cmocka_unit_test_teardown(test_probe_hint_list_over, teardown),
         cmocka_unit_test_teardown(test_probe_no_model_id_slash, teardown),
         cmocka_unit_test_teardown(test_escapes_not_printed, teardown),
+        cmocka_unit_test_teardown(test_echoed_header_masked, teardown),
         cmocka_unit_test_teardown(test_server_killed_and_restarted, teardown),
         cmocka_unit_test_teardown(test_out_of_file_descriptors, teardown),
     };
