@@ -91,6 +91,7 @@ enum hostile_mode {
                         * unread (a reset); a 4 KiB receive buffer so the client is mid-send */
     HM_ESCAPES,        /* a /models id and a finish_reason holding terminal escape sequences
                         * (a window title, a colour); otherwise HM_NORMAL */
+    HM_UTF8_400,       /* every POST answered 400 with curly quotes and a byte not UTF-8 */
     HM_ECHO_HEADERS,   /* every POST answered 400, the message quoting the request's
                         * header lines (as a proxy's error page may) */
     /* Anthropic Messages streams (--api anthropic-messages): */
@@ -380,6 +381,7 @@ static int serve_post(const struct conn *c)
     case HM_EARLY_413: /* (answered in conn_main) */
     case HM_ESCAPES:
     case HM_ECHO_HEADERS: /* (answered in conn_main) */
+    case HM_UTF8_400:
     case HM_SLOW: {
         int slow = c->mode == HM_SLOW, tokens = slow ? 10 : STREAM_TOKENS;
         if (send_str(fd, SSE_HEAD) != 0)
@@ -804,6 +806,14 @@ static void *conn_main(void *arg)
             continue;
         }
         atomic_fetch_add(&cur_counts->posts, 1);
+        if (c.mode == HM_UTF8_400) {
+            static const char utf8[] =
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n"
+                "Content-Length: 11\r\n\r\n\xe2\x80\x9cq\xe2\x80\x9d \xff\t.";
+            if (send_str(c.fd, utf8) != 0)
+                break;
+            continue;
+        }
         if (c.mode == HM_ECHO_HEADERS) {
             if (echo_headers(c.fd, buf) != 0)
                 break;
@@ -1712,6 +1722,20 @@ static void test_echoed_header_masked(void **state)
     run_free(&r);
 }
 
+/* An error body's UTF-8 is kept in the detail, a byte that is not becomes
+ * U+FFFD and a tab a space (docs/formats.md). The parent turned each byte
+ * over 0x7f into a space: a curly quote became three. */
+static void test_error_body_utf8(void **state)
+{
+    harness_tmp_begin();
+    hostile_start(HM_UTF8_400, 0);
+    struct run r;
+    run_case(NULL, 2, &r);
+    const char *detail = harness_sval(json_array_get(r.recs, 0), "detail");
+    assert_string_equal(detail, "HTTP 400: \xe2\x80\x9cq\xe2\x80\x9d \xef\xbf\xbd .");
+    run_free(&r);
+}
+
 /* ---- the server killed mid-run and restarted -------------------------- */
 
 /* 20 requests at 10/s against a server that takes 0.5 s a request. Once it
@@ -2082,6 +2106,7 @@ int main(void)
         cmocka_unit_test_teardown(test_probe_no_model_id_slash, teardown),
         cmocka_unit_test_teardown(test_escapes_not_printed, teardown),
         cmocka_unit_test_teardown(test_echoed_header_masked, teardown),
+        cmocka_unit_test_teardown(test_error_body_utf8, teardown),
         cmocka_unit_test_teardown(test_server_killed_and_restarted, teardown),
         cmocka_unit_test_teardown(test_out_of_file_descriptors, teardown),
     };
