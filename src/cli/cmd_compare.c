@@ -380,7 +380,9 @@ static json_t *config_diffs(const struct side *b, const struct side *c)
 
 static char *compact(json_t *v)
 {
-    return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+    /* For the terminal: ASCII, so a C1 control in a tag or a model id
+     * (U+009B is CSI) is written \u009b like a C0 one. */
+    return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
 }
 
 /* ---- the command ------------------------------------------------------- */

@@ -580,8 +580,10 @@ int sweep_job_run(struct sweep_job *j)
     rs.records_fd = sr.records_fd = -1;
 
     const char *model_note = run_setup_model_note(&rs);
+    char url_shown[512], model_shown[512]; /* the model may be a server's /models id */
     printf("llmload sweep of %s (model %s%s%s): %s; seed %llu, prompt salt %llu%s\n\n",
-           j->cfg.transport.base_url, rs.target.model, model_note ? ", " : "",
+           ll_shown(j->cfg.transport.base_url, url_shown, sizeof url_shown),
+           ll_shown(rs.target.model, model_shown, sizeof model_shown), model_note ? ", " : "",
            model_note ? model_note : "", j->set.auto_rates ? "auto rates" : "given rates",
            (unsigned long long)j->cfg.workload.seed, (unsigned long long)j->cfg.prompt_salt,
            j->cfg.prompt_salt_auto ? " (auto)" : "");

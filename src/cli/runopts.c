@@ -262,11 +262,22 @@ static int walk_find(const struct walk *w, int c)
     return -1;
 }
 
-/* Store flag f's value a (NULL for a flag that takes none) into dst. */
+/* Store flag f's value a (NULL for a flag that takes none) into dst. A
+ * value must be UTF-8: run.json and summary.json record the settings, and
+ * jansson writes no string that is not (a --model of bytes that are not
+ * was left out of run.json, and out of its config_hash). */
 static int flag_take(const struct runopts_flag *f, void *dst, const char *a, char *err,
                      size_t errlen)
 {
     char *field = (char *)dst + f->off;
+    for (size_t i = 0, n = a ? strlen(a) : 0, k; i < n; i += k) {
+        k = ll_utf8_len((const unsigned char *)a + i, n - i);
+        if (k == 0)
+            return runopts_errf(err, errlen,
+                                "--%s: expected UTF-8 text, got byte 0x%02x at offset %zu, "
+                                "which is not",
+                                f->name, (unsigned char)a[i], i);
+    }
     switch (f->kind) {
     case RUNOPTS_KIND_VALUE: *(const char **)(void *)field = a; return 0;
     case RUNOPTS_KIND_SET: *(int *)(void *)field = 1; return 0;

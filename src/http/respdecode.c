@@ -281,9 +281,26 @@ void transport_errbody_detail(struct treq *q)
     int w = snprintf(d, cap, q->rec.http_status == 529 ? "HTTP %d (overloaded): " : "HTTP %d: ",
                      q->rec.http_status);
     size_t at = w > 0 ? (size_t)w : 0;
-    for (size_t i = 0; i < n && at + 1 < cap; i++) {
-        unsigned char c = (unsigned char)q->errbody[i];
-        d[at++] = (c >= 0x20 && c < 0x7f) ? (char)c : ' ';
+    /* Well-formed UTF-8 as it is (a curly quote was three spaces), a
+     * control character (C1's too) as a space, any other byte as U+FFFD
+     * (docs/formats.md); never a character cut by the bound. */
+    const unsigned char *b = (const unsigned char *)q->errbody;
+    for (size_t i = 0, k; i < n && at + 1 < cap; i += k) {
+        k = b[i] < 0x80 ? 1 : ll_utf8_len(b + i, n - i);
+        if (k == 0) {
+            if (at + 3 >= cap)
+                break;
+            memcpy(d + at, "\xef\xbf\xbd", 3);
+            at += 3;
+            k = 1;
+        } else if (k == 1 || (b[i] == 0xC2 && b[i + 1] < 0xA0)) {
+            d[at++] = k == 1 && b[i] >= 0x20 && b[i] < 0x7f ? (char)b[i] : ' ';
+        } else if (at + k < cap) {
+            memcpy(d + at, b + i, k);
+            at += k;
+        } else {
+            break;
+        }
     }
     d[at < cap ? at : cap - 1] = '\0';
 }

@@ -361,10 +361,11 @@ static void mask_word(char *d, const char *w, size_t n)
 }
 
 /* A server's error message may echo what it was sent: mask in r's detail
- * every word of 8 bytes or more of every request header's value (an API
- * key, a Bearer token, a cookie) but the few public ones, so no request
- * header reaches requests.jsonl or a summary. Runs only for a record
- * that has a detail. */
+ * every word of 4 bytes or more of every request header's value (an API
+ * key, a Bearer token, a cookie, a short password: 8 let "pw12345"
+ * through) but the few public ones and the scheme words "Bearer" and
+ * "Basic", so no request header reaches requests.jsonl or a summary.
+ * Runs only for a record that has a detail. */
 static void mask_header_values(const struct transport *t, struct record *r)
 {
     if (r->detail[0] == '\0')
@@ -376,7 +377,9 @@ static void mask_header_values(const struct transport *t, struct record *r)
         for (const char *p = colon + 1; *p;) {
             p += strspn(p, " \t");
             size_t n = strcspn(p, " \t");
-            if (n >= 8)
+            int scheme = (n == 6 && strncasecmp(p, "Bearer", 6) == 0) ||
+                         (n == 5 && strncasecmp(p, "Basic", 5) == 0);
+            if (n >= 4 && !scheme)
                 mask_word(r->detail, p, n);
             p += n;
         }

@@ -297,12 +297,17 @@ static void summary_print_header(FILE *f, const struct summary_info *info)
     if (info->closed_loop)
         fprintf(f, "CLOSED LOOP: latencies exclude the wait a real user would "
                    "see when the server slows\n");
-    fprintf(f, "target   %s\n", summary_str(info->target_url));
-    fprintf(f, "model    %s", summary_str(info->model));
+    /* The URL, the model (a server's /models id, without --model) and the
+     * version (summary.json's, under `llmload report`) are from outside:
+     * shown through ll_shown, so no escape sequence reaches the terminal. */
+    char shown[512];
+    fprintf(f, "target   %s\n", summary_str(ll_shown(info->target_url, shown, sizeof shown)));
+    fprintf(f, "model    %s", summary_str(ll_shown(info->model, shown, sizeof shown)));
     if (info->model_note)
         fprintf(f, " (%s)", info->model_note);
     fputc('\n', f);
-    fprintf(f, "version  %s, seed %" PRIu64, summary_str(info->version), info->seed);
+    fprintf(f, "version  %s, seed %" PRIu64,
+            summary_str(ll_shown(info->version, shown, sizeof shown)), info->seed);
     if (info->has_prompt_salt)
         fprintf(f, ", prompt salt %" PRIu64 "%s", info->prompt_salt,
                 info->prompt_salt_auto ? " (auto: --prompt-salt N sends this text again)" : "");
@@ -364,7 +369,9 @@ static void summary_print_finish(FILE *f, const struct stats *s)
     const char *sep = "";
     fprintf(f, "            finish_reason: ");
     for (size_t i = 0; i < STATS_FINISH_NAMES && s->finish_name[i][0]; i++) {
-        fprintf(f, "%s%s %" PRIu64, sep, s->finish_name[i], s->finish_count[i]);
+        char shown[REC_FINISH_REASON_MAX];
+        fprintf(f, "%s%s %" PRIu64, sep, ll_shown(s->finish_name[i], shown, sizeof shown),
+                s->finish_count[i]);
         sep = ", ";
     }
     if (s->finish_other) {
@@ -878,7 +885,7 @@ void summary_print_classes(FILE *f, const struct summary_class *c, size_t n, uin
                "    E2E p99  goodput/s  attain\n");
     for (size_t i = 0; i < n; i++) {
         const struct stats *s = c[i].s;
-        char a[16], b[16], d[16], e[16], g[16] = "-";
+        char a[16], b[16], d[16], e[16], g[16] = "-", name[128];
         fmt_p50_p99(s->ttft, a, b);
         fmt_p50_p99(s->tpot, d, e);
         if (hist_count(s->e2e))
@@ -889,9 +896,10 @@ void summary_print_classes(FILE *f, const struct summary_class *c, size_t n, uin
             if (isfinite(stats_attainment(s)))
                 snprintf(at, sizeof at, "%.1f%%", 100.0 * stats_attainment(s));
         }
-        fprintf(f, "%-15.15s %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %10s %6s %10s %6s %10s %10s %7s\n",
-                c[i].name, s->scheduled, s->by_kind[REC_OK], stats_failed(s), a, b, d, e, g, gp,
-                at);
+        fprintf(f,
+                "%-15.15s %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %10s %6s %10s %6s %10s %10s %7s\n",
+                ll_shown(c[i].name, name, sizeof name), s->scheduled, s->by_kind[REC_OK],
+                stats_failed(s), a, b, d, e, g, gp, at);
     }
 }
 
@@ -904,11 +912,12 @@ void summary_print_endpoints(FILE *f, const struct summary_endpoint *ep, size_t 
                "   out tok/s  url\n");
     for (size_t i = 0; i < n; i++) {
         const struct stats *s = ep[i].s;
-        char a[16], b[16], d[16], e[16];
+        char a[16], b[16], d[16], e[16], url[512];
         fmt_p50_p99(s->ttft, a, b);
         fmt_p50_p99(s->tpot, d, e);
         fprintf(f, "%-7zu %15" PRIu64 " %7" PRIu64 " %7" PRIu64 " %10s %6s %10s %6s %11.1f  %s\n",
                 i, s->completed, s->by_kind[REC_OK], stats_errors(s), a, b, d, e,
-                summary_rate((double)s->win_output_tokens, window_ns), ep[i].url);
+                summary_rate((double)s->win_output_tokens, window_ns),
+                ll_shown(ep[i].url, url, sizeof url));
     }
 }

@@ -203,9 +203,11 @@ json_t *energy_json(const struct energy_figures *e, struct scraper *const *s, si
 void energy_print_sources(FILE *f, const struct energy_figures *e, const struct scrape_source *src,
                           size_t n)
 {
+    char shown[512];
     for (size_t i = 0; i < n; i++)
         fprintf(f, "%s (%s): %llu scrapes, %llu failed (gaps)\n", i ? "      " : "energy",
-                src[i].url, (unsigned long long)src[i].scrapes, (unsigned long long)src[i].failed);
+                ll_shown(src[i].url, shown, sizeof shown), (unsigned long long)src[i].scrapes,
+                (unsigned long long)src[i].failed);
     if (!e->present) {
         if (e->missing && e->missing < n)
             fprintf(f,

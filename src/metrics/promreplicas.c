@@ -50,8 +50,9 @@ void promsource_replicas_print(FILE *f, const struct promsource_replica *r, size
 {
     if (n == 0)
         return;
+    char shown[300];
     fprintf(f, "  replicas             %zu (by %s); Prometheus scrapes every ", n,
-            st && st->by[0] ? st->by : "pod");
+            st && st->by[0] ? ll_shown(st->by, shown, sizeof shown) : "pod");
     if (st && !isnan(st->interval_s))
         fprintf(f, "%.2g s, figures up to %.2g s old\n", st->interval_s, st->max_age_s);
     else
@@ -59,7 +60,7 @@ void promsource_replicas_print(FILE *f, const struct promsource_replica *r, size
     double lo = NAN, hi = NAN;
     for (size_t i = 0; i < n; i++) {
         const struct scrape_join *j = &r[i].j;
-        fprintf(f, "    %-18s ", r[i].name);
+        fprintf(f, "    %-18s ", ll_shown(r[i].name, shown, sizeof shown));
         if (r[i].rc != 0) {
             fprintf(f, "no scrape in the window\n");
             continue;
@@ -80,8 +81,8 @@ void promsource_replicas_print(FILE *f, const struct promsource_replica *r, size
     if (!isnan(lo) && n > 1)
         fprintf(f, "    spread             mean waiting %.2f to %.2f across replicas\n", lo, hi);
     char why[300];
-    if (promsource_imbalance(r, n, why, sizeof why))
-        fprintf(f, "  finding: %s\n", why);
+    if (promsource_imbalance(r, n, why, sizeof why)) /* it names replicas: the server's labels */
+        fprintf(f, "  finding: %s\n", ll_shown(why, shown, sizeof shown));
 }
 
 json_t *promsource_replicas_json(const struct promsource_replica *r, size_t n,

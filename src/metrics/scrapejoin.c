@@ -600,15 +600,18 @@ void scrape_join_print(FILE *f, const struct scrape_join *j, int join_rc,
 void scrape_join_print_source(FILE *f, const struct scrape_join *j, int join_rc,
                               const struct scrape_client *c, const struct scrape_source *src)
 {
-    fprintf(f, "server metrics (%s): %llu scrapes, %llu failed (gaps)\n", src->url,
-            (unsigned long long)src->scrapes, (unsigned long long)src->failed);
+    char shown[512];
+    fprintf(f, "server metrics (%s): %llu scrapes, %llu failed (gaps)\n",
+            ll_shown(src->url, shown, sizeof shown), (unsigned long long)src->scrapes,
+            (unsigned long long)src->failed);
     if (join_rc != 0) {
         fprintf(f, "  no usable scrape over the run\n");
         return;
     }
     fprintf(f, "  engine               %s\n", engines_kind_name(j->engine));
     if (j->model[0] && j->model_named && !j->model_matched)
-        fprintf(f, "  %-20s no counter series of model \"%s\": %s\n", "model", j->model,
+        fprintf(f, "  %-20s no counter series of model \"%s\": %s\n", "model",
+                ll_shown(j->model, shown, sizeof shown),
                 j->model_default ? "the engine's default model's counted"
                                  : "every model's on the server summed");
     print_gauge(f, "queue depth", j, &j->waiting, 1, "");

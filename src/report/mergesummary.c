@@ -364,8 +364,9 @@ static void merged_print(FILE *out, const struct merge *m, const struct summary_
 /* What is missing and how many shards were merged, printed to out. */
 static void merged_print_shards(FILE *out, const struct merge *m)
 {
-    if (m->incomplete[0])
-        fprintf(out, "*** %s\n", m->incomplete);
+    char shown[sizeof m->incomplete];
+    if (m->incomplete[0]) /* from the shards' run.json */
+        fprintf(out, "*** %s\n", ll_shown(m->incomplete, shown, sizeof shown));
     fprintf(out, "merged:     %zu of %u shards\n", m->n_present, m->shards);
     fflush(out);
 }

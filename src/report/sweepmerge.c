@@ -284,8 +284,9 @@ int rm_sweep_merge(struct merge *m, const char *dir, int allow_partial, runmerge
     code = build(dir, out);
     written = 1;
     if (m->incomplete[0]) {
+        char shown[sizeof m->incomplete];
         if (out)
-            fprintf(out, "*** %s\n", m->incomplete);
+            fprintf(out, "*** %s\n", ll_shown(m->incomplete, shown, sizeof shown));
         if (!allow_partial)
             code = rm_exit_combine(code, LL_EXIT_INCOMPLETE);
     }

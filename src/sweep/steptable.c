@@ -498,9 +498,11 @@ void sweep_print_endpoints(FILE *f, const struct sweep_step *steps, size_t n)
     if (!first)
         return;
     fprintf(f, "\nby endpoint (each step's window requests):\n");
+    char shown[512];
     for (size_t k = 0; k < first->f.n_endpoints; k++)
         fprintf(f, "  endpoint %zu: %s\n", k,
-                first->f.endpoints[k].url ? first->f.endpoints[k].url : "?");
+                first->f.endpoints[k].url ? ll_shown(first->f.endpoints[k].url, shown, sizeof shown)
+                                          : "?");
     int repeats = sweep_has_repeats(steps, n), w = step_label_width(steps, n, repeats);
     fprintf(f, "%-*s %10s %8s %8s %8s %10s %10s\n", w, "step", "offered", "endpoint", "requests",
             "errors", "TTFT p99", "TPOT p99");

@@ -214,6 +214,36 @@ size_t ll_printable(const char *s, size_t n, char *out, size_t outlen)
     return i;
 }
 
+/* How the text at s[0, n) (n >= 1) stands on a terminal: the length of
+ * the character there when it may be shown as it is (printable ASCII, or
+ * well-formed UTF-8 other than a C1 control: U+009B is CSI), else 0 for
+ * one byte to show as '?'. */
+static size_t terminal_char_len(const unsigned char *s, size_t n)
+{
+    if (s[0] < 0x80)
+        return s[0] >= 0x20 && s[0] != 0x7f;
+    size_t k = ll_utf8_len(s, n);
+    return k > 1 && !(s[0] == 0xC2 && s[1] < 0xA0) ? k : 0;
+}
+
+const char *ll_shown(const char *s, char *buf, size_t len)
+{
+    size_t n = s ? strlen(s) : 0, at = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = terminal_char_len((const unsigned char *)s + i, n - i);
+        if (at + (k ? k : 1) >= len)
+            break;
+        if (k)
+            memcpy(buf + at, s + i, k);
+        else
+            buf[at] = '?';
+        at += k ? k : 1;
+        i += k ? k : 1;
+    }
+    buf[at] = '\0';
+    return buf;
+}
+
 size_t ll_utf8_len(const unsigned char *p, size_t avail)
 {
     unsigned char c = p[0];
@@ -585,12 +615,42 @@ int ll_parse_http_date(const char *s, size_t n, int64_t now_s, int64_t *epoch_s)
     return 0;
 }
 
-/* "llmload: " and the message, one line on stderr. */
+/* "llmload: " and the message, one line on stderr. A message may quote
+ * what a server or a file said (a model id, an error body, a URL), so it
+ * is written as ll_terminal_put writes it: no escape sequence from outside
+ * reaches the terminal. */
 static void ll_verrorf(const char *fmt, va_list ap)
 {
+    char small[1024], *msg = small;
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= (int)sizeof small) {
+        msg = malloc((size_t)n + 1);
+        if (msg)
+            vsnprintf(msg, (size_t)n + 1, fmt, again);
+        else
+            msg = small; /* cut short rather than lost */
+    }
+    va_end(again);
     fputs("llmload: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    if (n > 0)
+        ll_terminal_put(stderr, msg, strlen(msg));
     fputc('\n', stderr);
+    if (msg != small)
+        free(msg);
+}
+
+void ll_terminal_put(FILE *f, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t k = terminal_char_len((const unsigned char *)s + i, n - i);
+        if (k)
+            fwrite(s + i, 1, k, f);
+        else
+            fputc(s[i] == '\n' || s[i] == '\t' ? s[i] : '?', f);
+        i += k ? k : 1;
+    }
 }
 
 int ll_thread_start_nosig(pthread_t *th, void *(*fn)(void *), void *arg, char *err, size_t errlen)

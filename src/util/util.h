@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Error codes. Functions return 0 or one of these (always negative). */
 #define LL_OK         0
@@ -112,6 +113,15 @@ size_t ll_utf8_len(const unsigned char *p, size_t avail);
  * Returns the bytes written. */
 size_t ll_printable(const char *s, size_t n, char *out, size_t outlen);
 
+/* s (NULL as "") into buf (len >= 1) for one field on a terminal line:
+ * printable ASCII and well-formed UTF-8 as they are, every control byte
+ * (C0 with newline and tab, DEL, a C1 control's UTF-8) and every byte of
+ * malformed UTF-8 as '?', cut to fit at a character's end. For a string
+ * from a server, a file or the command line on its way to the terminal:
+ * an escape sequence in a model id must not reach the terminal that shows
+ * it. Returns buf. */
+const char *ll_shown(const char *s, char *buf, size_t len);
+
 /* How byte c stands inside a JSON string: 0 when as it is, else the
  * length of its escape, written to esc: 2 for \" \\ \n \r \t, 6 for
  * \u00XX (the other control bytes, and DEL). The JSON strings llmload
@@ -209,7 +219,15 @@ char *ll_url_join(const char *base_url, const char *path);
  * Returns 0, or LL_E_IO with "pthread_create: <reason>" in err. */
 int ll_thread_start_nosig(pthread_t *th, void *(*fn)(void *), void *arg, char *err, size_t errlen);
 
-/* Print "llmload: <fmt>\n" to stderr. */
+/* Write n bytes of s to f for a terminal: well-formed UTF-8 and newlines
+ * and tabs as they are, every other control byte (C0, DEL, a C1 control's
+ * UTF-8) and every byte of malformed UTF-8 as '?'. For text from outside
+ * longer than a line (ll_shown is for one field). */
+void ll_terminal_put(FILE *f, const char *s, size_t n);
+
+/* Print "llmload: <fmt>\n" to stderr, the message through
+ * ll_terminal_put: what it quotes from outside cannot move the cursor,
+ * retitle the window or change its colours. */
 void ll_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A test hook: when the environment's LLMLOAD_TEST_HOLD_IN is phase, say

@@ -91,6 +91,11 @@ enum hostile_mode {
                         * then the connection closes unanswered (a keep-alive timeout racing it) */
     HM_EARLY_413,      /* read a POST's head only, answer 413 + close, close with the body
                         * unread (a reset); a 4 KiB receive buffer so the client is mid-send */
+    HM_ESCAPES,        /* a /models id and a finish_reason holding terminal escape sequences
+                        * (a window title, a colour); otherwise HM_NORMAL */
+    HM_UTF8_400,       /* every POST answered 400 with curly quotes and a byte not UTF-8 */
+    HM_ECHO_HEADERS,   /* every POST answered 400, the message quoting the request's
+                        * header lines (as a proxy's error page may) */
     /* Anthropic Messages streams (--api anthropic-messages): */
     HM_ANTH_NORMAL,    /* a correct stream: message_start, 5 text deltas with pings among them,
                         * message_delta with usage, message_stop */
@@ -376,6 +381,9 @@ static int serve_post(const struct conn *c)
     case HM_MODELS_HUGE:
     case HM_MODELS_EMPTY:
     case HM_EARLY_413: /* (answered in conn_main) */
+    case HM_ESCAPES:
+    case HM_ECHO_HEADERS: /* (answered in conn_main) */
+    case HM_UTF8_400:
     case HM_SLOW: {
         int slow = c->mode == HM_SLOW, tokens = slow ? 10 : STREAM_TOKENS;
         if (send_str(fd, SSE_HEAD) != 0)
@@ -388,6 +396,15 @@ static int serve_post(const struct conn *c)
         }
         size_t n = stream_text(text, sizeof text, tokens);
         size_t tail = n - strlen(EV_CONTENT) * (size_t)tokens;
+        if (c->mode == HM_ESCAPES) {
+            char *stop = strstr(text + n - tail, "\"stop\"");
+            if (!stop || n + 16 >= sizeof text)
+                abort();
+            memmove(stop + 11, stop + 1, (size_t)(text + n - stop)); /* the NUL too */
+            memcpy(stop + 1, "\\u001b[31m", 10);
+            n += 10;
+            tail += 10;
+        }
         keep = ok && send_chunk(fd, text + n - tail, tail) == 0 && send_str(fd, CHUNK_END) == 0;
         break;
     }
@@ -694,12 +711,38 @@ static int send_model_list(int fd, int n)
     return rc;
 }
 
+/* A 400 whose JSON message quotes the X- header lines of the request head
+ * in req (JSON-safe: they hold no quote or backslash here). Returns 0, or
+ * -1 once the peer is gone. */
+static int echo_headers(int fd, const char *req)
+{
+    char msg[1024] = "bad request;";
+    size_t at = strlen(msg);
+    const char *end = strstr(req, "\r\n\r\n");
+    for (const char *p = strstr(req, "\r\n"); p && p < end; p = strstr(p + 2, "\r\n")) {
+        const char *line = p + 2, *eol = strstr(line, "\r\n");
+        if (strncasecmp(line, "X-", 2) == 0 && eol && at + (size_t)(eol - line) + 2 < sizeof msg)
+            at += (size_t)snprintf(msg + at, sizeof msg - at, " %.*s", (int)(eol - line), line);
+    }
+    char text[1600];
+    int n = snprintf(text, sizeof text, "{\"error\":{\"message\":\"%s\"}}", msg);
+    char head[160];
+    snprintf(head, sizeof head,
+             "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
+             "Content-Length: %d\r\n\r\n",
+             n);
+    return send_str(fd, head) != 0 || send_str(fd, text) != 0 ? -1 : 0;
+}
+
 static void *conn_main(void *arg)
 {
     struct conn c = *(struct conn *)arg;
     free(arg);
     static const char models[] = "{\"object\":\"list\",\"data\":[{\"id\":\"hostile\","
                                  "\"object\":\"model\"}]}";
+    static const char models_esc[] =
+        "{\"object\":\"list\",\"data\":[{\"id\":"
+        "\"\\u001b]0;pwned\\u0007\\u001b[31mRED\\u00c2\\u009b\",\"object\":\"model\"}]}";
     char *buf = malloc(REQ_BUF_BYTES);
     int open = buf != NULL;
     int posts_here = 0;
@@ -760,16 +803,30 @@ static void *conn_main(void *arg)
             continue;
         }
         if (r == 2) {
+            const char *list = c.mode == HM_ESCAPES ? models_esc : models;
             char head[160];
             snprintf(head, sizeof head,
                      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                      "Content-Length: %zu\r\n\r\n",
-                     sizeof models - 1);
-            if (send_str(c.fd, head) != 0 || send_str(c.fd, models) != 0)
+                     strlen(list));
+            if (send_str(c.fd, head) != 0 || send_str(c.fd, list) != 0)
                 break;
             continue;
         }
         atomic_fetch_add(&cur_counts->posts, 1);
+        if (c.mode == HM_UTF8_400) {
+            static const char utf8[] =
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n"
+                "Content-Length: 11\r\n\r\n\xe2\x80\x9cq\xe2\x80\x9d \xff\t.";
+            if (send_str(c.fd, utf8) != 0)
+                break;
+            continue;
+        }
+        if (c.mode == HM_ECHO_HEADERS) {
+            if (echo_headers(c.fd, buf) != 0)
+                break;
+            continue;
+        }
         if (c.mode == HM_CLOSE_SECOND && ++posts_here == 2)
             break; /* closed with the request unanswered */
         int keep = serve_post(&c);
@@ -1596,6 +1653,115 @@ static void test_probe_hint_tls(void **state)
                      "--insecure skips the check)\n");
 }
 
+/* ---- text from the server on the terminal ----------------------------- */
+
+/* Fail unless text holds no control byte but newlines (an escape sequence
+ * from a server would retitle the window or recolour the text), nor a C1
+ * control's UTF-8 (U+009B is CSI to some terminals). */
+static void no_control_bytes(const char *what, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if ((c < 0x20 && c != '\n') || c == 0x7f || (c == 0xC2 && (unsigned char)p[1] < 0xA0))
+            fail_msg("%s: byte 0x%02x at offset %zu:\n%s", what, c, (size_t)(p - text), text);
+    }
+}
+
+/* A /models id (taken as the model without --model) and a finish_reason
+ * holding escape sequences: `llmload run` and `llmload report` show them
+ * with '?' for each control byte. The parent printed the model line raw
+ * ("model    ^[]0;pwned^G^[[31mRED") and the finish_reason too. */
+static void test_escapes_not_printed(void **state)
+{
+    harness_tmp_begin();
+    hostile_start(HM_ESCAPES, 0);
+    char out_dir[600];
+    harness_tmp_path(out_dir, sizeof out_dir, "r");
+    const char *args[] = {"run", "--url", cur_srv.url, "--rate",    "20",       "--requests",
+                          "3",   "--out", out_dir,     "--arrival", "constant", "--no-metrics",
+                          NULL};
+    char *err = NULL;
+    char *out = harness_run_expect(args, 30, HARNESS_RC_OK_OR_INVALID, &err);
+    HARNESS_HAS(out, "model    ?]0;pwned??[31mRED\xc3\x82??", "finish_reason: ?[31mstop 3");
+    no_control_bytes("run stdout", out);
+    no_control_bytes("run stderr", err);
+    free(out);
+    free(err);
+    /* A sweep's first line names the model, and `llmload report` prints
+     * a sweep's table again. */
+    harness_tmp_path(out_dir, sizeof out_dir, "s");
+    const char *sweep[] = {"sweep",           "--url",        cur_srv.url, "--rates", "5",
+                           "--step-duration", "2s",           "--warmup",  "0.3s",    "--out",
+                           out_dir,           "--no-metrics", NULL};
+    out = harness_run_expect(sweep, 60, HARNESS_RC_OK_OR_INVALID, &err);
+    HARNESS_HAS(out, "(model ?]0;pwned??[31mRED\xc3\x82?"
+                     "?)");
+    no_control_bytes("sweep stdout", out);
+    no_control_bytes("sweep stderr", err);
+    free(out);
+    free(err);
+    const char *rep[] = {"report", out_dir, NULL};
+    out = harness_run_expect(rep, 30, HARNESS_RC_OK_OR_INVALID, &err);
+    no_control_bytes("report stdout", out);
+    no_control_bytes("report stderr", err);
+    free(out);
+    free(err);
+}
+
+/* Fail unless no file under dir (one level of folders) holds needle. */
+static void dir_lacks(const char *dir, const char *needle)
+{
+    const char *names[] = {"requests.jsonl", "summary.json", "report.html",
+                           "run.json",       "hist.jsonl",   NULL};
+    for (size_t i = 0; names[i]; i++) {
+        char p[700];
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        char *text = harness_read_file(p, NULL);
+        if (text && strstr(text, needle))
+            fail_msg("%s holds \"%s\"", p, needle);
+        free(text);
+    }
+}
+
+/* A server whose error message echoes the request's headers: a header
+ * value's every word of 4 bytes or more is masked wherever the message
+ * shows it (docs/formats.md, "requests.samples"). The parent masked only
+ * words of 8 bytes or more: "pw12345" reached the terminal's sample,
+ * requests.jsonl, summary.json and report.html. */
+static void test_echoed_header_masked(void **state)
+{
+    harness_tmp_begin();
+    hostile_start(HM_ECHO_HEADERS, 0);
+    struct run r;
+    const char *args[] = {"-H", "X-Secret: pw12345", "-H", "X-Long: a-much-longer-secret", NULL};
+    run_case_ex(NULL, "r", args, 3, 0, &r);
+    assert_int_equal(by_kind(&r, "http_4xx"), 3);
+    const char *detail = harness_sval(json_array_get(r.recs, 0), "detail");
+    if (!strstr(detail, "X-Secret: *******") || !strstr(detail, "X-Long: *"))
+        fail_msg("detail not masked: %s", detail);
+    char dir[600];
+    harness_tmp_path(dir, sizeof dir, "r");
+    HARNESS_LACKS(r.c.out, "pw12345", "much-longer");
+    HARNESS_LACKS(r.c.err, "pw12345", "much-longer");
+    dir_lacks(dir, "pw12345");
+    dir_lacks(dir, "much-longer");
+    run_free(&r);
+}
+
+/* An error body's UTF-8 is kept in the detail, a byte that is not becomes
+ * U+FFFD and a tab a space (docs/formats.md). The parent turned each byte
+ * over 0x7f into a space: a curly quote became three. */
+static void test_error_body_utf8(void **state)
+{
+    harness_tmp_begin();
+    hostile_start(HM_UTF8_400, 0);
+    struct run r;
+    run_case(NULL, 2, &r);
+    const char *detail = harness_sval(json_array_get(r.recs, 0), "detail");
+    assert_string_equal(detail, "HTTP 400: \xe2\x80\x9cq\xe2\x80\x9d \xef\xbf\xbd .");
+    run_free(&r);
+}
+
 /* ---- the server killed mid-run and restarted -------------------------- */
 
 /* 20 requests at 10/s against a server that takes 0.5 s a request. Once it
@@ -1965,6 +2131,9 @@ int main(void)
         cmocka_unit_test_teardown(test_probe_hint_html, teardown),
         cmocka_unit_test_teardown(test_probe_hint_list_over, teardown),
         cmocka_unit_test_teardown(test_probe_no_model_id_slash, teardown),
+        cmocka_unit_test_teardown(test_escapes_not_printed, teardown),
+        cmocka_unit_test_teardown(test_echoed_header_masked, teardown),
+        cmocka_unit_test_teardown(test_error_body_utf8, teardown),
         cmocka_unit_test_teardown(test_server_killed_and_restarted, teardown),
         cmocka_unit_test_teardown(test_out_of_file_descriptors, teardown),
     };

@@ -304,8 +304,9 @@ static int parse(const char *const *args, struct parsed *p)
 static void test_parse(void **state)
 {
     struct parsed p;
-    const char *ok[] = {"--url", "http://h/v1", "-H", "X-A: 1", "--own", "v", "TRACE",
-                        "--val=w", "--on", "--no-stream", NULL};
+    const char *ok[] = {"--url",   "http://h/v1",   "-H",      "X-A: 1", "--own",
+                        "v",       "TRACE",         "--val=w", "--on",   "--no-stream",
+                        "--model", "mod\xc3\xa8le", NULL};
     assert_int_equal(parse(ok, &p), 0);
     assert_string_equal(p.o.url, "http://h/v1");
     assert_int_equal(p.o.n_headers, 1);
@@ -313,7 +314,8 @@ static void test_parse(void **state)
     assert_string_equal(p.own.own, "v");
     assert_string_equal(p.own.value, "w"); /* "--val", a unique prefix (docs/run.md) */
     assert_int_equal(p.own.on, 1);
-    assert_int_equal(p.first, 10); /* getopt_long moved the operand after the flags */
+    assert_int_equal(p.first, 12); /* getopt_long moved the operand after the flags */
+    assert_string_equal(p.o.model, "mod\xc3\xa8le"); /* UTF-8 beyond ASCII is text */
 
     /* Refused, each with its whole message. */
     static const struct {
@@ -340,6 +342,14 @@ static void test_parse(void **state)
          "https://h/v1? (see llmload run --help)"},
         {{"-H", "nocolon"}, "--header: expected \"Name: value\", got a value without a colon"},
         {{"--own", "bad"}, "--own: refused \"bad\""},
+        /* Not UTF-8: the parent took them, and run.json went without the
+         * model (its config_hash blind to it) or the tag. */
+        {{"--model", "m\xff"},
+         "--model: expected UTF-8 text, got byte 0xff at offset 1, which is not"},
+        {{"--tag", "gpu=H1\xc3"},
+         "--tag: expected UTF-8 text, got byte 0xc3 at offset 6, which is not"},
+        {{"--value", "\xed\xa0\x80"},
+         "--value: expected UTF-8 text, got byte 0xed at offset 0, which is not"},
     };
     for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++)
         ASSERT_USAGE(parse(bad[i].args, &p), p.err, bad[i].want);
