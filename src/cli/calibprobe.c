@@ -21,6 +21,7 @@
 #include "http/fetch.h"
 #include "measure/statushint.h"
 #include "util/util.h"
+#include "workload/synthprompt.h"
 #include "workload/wlfile.h"
 #include "workload/workload.h"
 

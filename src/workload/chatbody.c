@@ -12,6 +12,7 @@
 
 #include "util/rng.h"
 #include "util/util.h"
+#include "workload/synthprompt.h"
 #include "workload/wlfile.h"
 
 /* Salt of the seed of synthetic assistant text, so it never repeats a

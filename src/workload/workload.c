@@ -7,6 +7,7 @@
 #include "util/util.h"
 #include "workload/dataset.h"
 #include "workload/empirical.h"
+#include "workload/synthprompt.h"
 
 /* Stream offset so workload draws never share an RNG stream with the
  * arrival process or other consumers seeded from the same seed. */

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload/wlfile.h"
 #include "util/util.h"
+#include "workload/synthprompt.h"
+#include "workload/wlfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

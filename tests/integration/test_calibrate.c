@@ -22,10 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload/calibrate.h"
 #include "harness.h"
 #include "test.h"
 #include "util/util.h"
+#include "workload/calibrate.h"
+#include "workload/synthprompt.h"
 #include "workload/wlfile.h"
 #include "workload/workload.h"
 
@@ -240,7 +241,7 @@ static void check_fit(const char *cal, uint32_t special, const char *source)
     ASSERT_NEAR(fit.residual, residual, 1e-6);
     assert_int_equal(fit.probes, PROBES);
     assert_string_equal(fit.source, source);
-    /* The word list of wl_prompt_build (src/workload/wlfile.c) has 15 words of 2
+    /* The word list of wl_prompt_build (src/workload/synthprompt.c) has 15 words of 2
      * letters (1 token), 20 of 3 and 29 of 4 (2 tokens): 113 tokens over 64
      * words, 1.765625 a word on average; the nonce's 4 words are 4, 4, 4, 1
      * digits, 7 tokens, 0.0625 under 4 average words. So the expected line

@@ -13,6 +13,7 @@
 #include "workload/tokenizer.h"
 #include <jansson.h>
 
+#include "workload/synthprompt.h"
 #include "workload/wlfile.h"
 #include "workload/workload.h"
 
