@@ -374,6 +374,16 @@ static json_t *session_config_json(json_t *c, const struct run_config *cfg)
     return c;
 }
 
+/* The rate the run offers, req/s, for the summary, summary.json and the
+ * --expose gauge alike: the open-loop schedule's over the window (a
+ * ramp's mean, bursts included: offer_rate_per_s), a shard's share of it
+ * (docs/distributed.md); 0 for a closed loop. A session run's summary
+ * then gives its request rate (session_summary_info). */
+static double run_offered_rate(const struct run_config *cfg)
+{
+    return cfg->mode == LOAD_CLOSED ? 0 : offer_rate_per_s(cfg) * runopts_shard_share(cfg);
+}
+
 /* The mode label and the intended vs realised rates of a session run. */
 static void session_summary_info(const struct run_config *cfg, const struct driver_result *res,
                                  char *mode, size_t len, struct summary_info *info)
@@ -702,10 +712,7 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
     live->gpu_scrapers = rs->gpu_scrapers;
     live->n_gpu = rs->n_gpu;
     if (mo->expose) {
-        live->exposer = expose_new(
-            mo->expose,
-            cfg->mode == LOAD_CLOSED ? 0 : cfg->arrival.rate_per_s * runopts_shard_share(cfg), err,
-            sizeof err);
+        live->exposer = expose_new(mo->expose, run_offered_rate(cfg), err, sizeof err);
         if (!live->exposer) {
             ll_errorf("--expose: %s", err);
             return LL_EXIT_RUNTIME;
@@ -772,9 +779,7 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
     struct summary_info info = {0};
     info.mode = mode;
     info.closed_loop = cfg->mode == LOAD_CLOSED;
-    /* A shard offers its share of the rate (docs/distributed.md). */
-    info.offered_rate_per_s =
-        cfg->mode == LOAD_CLOSED ? 0 : cfg->arrival.rate_per_s * runopts_shard_share(cfg);
+    info.offered_rate_per_s = run_offered_rate(cfg);
     if (cfg->mode == LOAD_CLOSED && cfg->pace_ns > 0) {
         /* A shard runs the users whose index is K mod N. */
         uint32_t n = cfg->shards > 1 ? cfg->shards : 1, k = cfg->shards > 1 ? cfg->shard : 0;

@@ -221,6 +221,14 @@ void offer_src_init(struct offer_src *s, const struct run_config *cfg);
 int offer_src_next(struct offer_src *s, const struct run_config *cfg, uint64_t *index,
                    uint64_t *off_ns, const struct burst **burst);
 
+/* The rate cfg's open-loop schedule offers, req/s: its expected arrivals
+ * in the measurement window [warmup, duration) (the process's, a ramp's
+ * mean over its span, plus the bursts due in the window) over the
+ * window's length; the whole schedule's, not a shard's share. Without
+ * --duration (a count ends the schedule, no window is known before the
+ * run, and --ramp-to is refused) the process's rate. */
+double offer_rate_per_s(const struct run_config *cfg);
+
 /* The request spec of arrival index: the workload's draw with the burst's
  * lengths when it sets them. */
 void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst *b,

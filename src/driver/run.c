@@ -746,6 +746,21 @@ int offer_src_next(struct offer_src *s, const struct run_config *cfg, uint64_t *
     return 1;
 }
 
+double offer_rate_per_s(const struct run_config *cfg)
+{
+    const struct arrival_config *c = &cfg->arrival;
+    int flat = c->ramp_to_per_s <= 0 && c->switch_to_per_s <= 0 && cfg->n_bursts == 0;
+    if (flat || !cfg->duration_ns || cfg->warmup_ns >= cfg->duration_ns)
+        return c->rate_per_s; /* exactly the flag's, not a count's quotient */
+    struct arrival a;
+    arrival_init(&a, c);
+    double n = arrival_expected(&a, cfg->duration_ns) - arrival_expected(&a, cfg->warmup_ns);
+    for (size_t i = 0; i < cfg->n_bursts; i++)
+        if (cfg->bursts[i].at_ns >= cfg->warmup_ns && cfg->bursts[i].at_ns < cfg->duration_ns)
+            n += cfg->bursts[i].count;
+    return n / ((double)(cfg->duration_ns - cfg->warmup_ns) / 1e9);
+}
+
 void offer_spec(const struct run_config *cfg, uint64_t index, const struct burst *b,
                 struct req_spec *out)
 {

@@ -701,13 +701,22 @@ static void worker_begin(struct worker *w)
     w->infl_last_abs_ns = d->run_start_ns;
     w->next_flush_abs_ns = d->run_start_ns + DRIVER_FLUSH_NS;
     if (cfg->mode == LOAD_CLOSED) {
+        /* Spread the users' first requests over one pace interval (or
+         * one mean think time) instead of firing them all at t=0: each
+         * user then sits at its own phase of the cycle, as in the steady
+         * state. The ramp fits inside the run, as a ramp-up does in other
+         * closed-loop tools: a 20 s think time in a 2 s run would
+         * otherwise start most users after the end. */
+        uint64_t spread = cfg->pace_ns ? cfg->pace_ns : (uint64_t)dist_mean(&cfg->think);
+        if (cfg->duration_ns && spread > cfg->duration_ns)
+            spread = cfg->duration_ns;
         for (uint32_t i = 0; i < w->n_users; i++) {
             uint64_t g = driver_global(d, w->idx, i);
-            /* Spread the users' first requests over one pace interval (or
-             * one mean think time) instead of firing them all at t=0. */
-            uint64_t spread = cfg->pace_ns ? cfg->pace_ns : (uint64_t)dist_mean(&cfg->think);
             uint64_t start = cfg->users > 1 ? spread / cfg->users * g : 0;
-            due_heap_push(&w->users_due, start, i);
+            if (cfg->duration_ns && start >= cfg->duration_ns)
+                w->users[i].retired = 1; /* never due inside the run */
+            else
+                due_heap_push(&w->users_due, start, i);
         }
     } else {
         offer_src_init(&w->src, cfg);

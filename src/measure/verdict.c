@@ -46,7 +46,9 @@ static uint64_t late_value(const struct stats_late_send *l, int metric)
 
 /* Is the move ov the late send j's doing alone? Yes outright when every
  * other send was no later than the limit (each move is then at most the
- * limit). Else no when another send past the limit is in the tail the
+ * limit), not counting a send that stays above the percentile with its
+ * lateness taken out (it is above the rank in every load, so it moves
+ * nothing there). Else no when another send past the limit is in the tail the
  * percentile speaks for (at or above it): lateness then shaped that tail
  * more than once, whichever of them sits on the rank. Else yes when the
  * move would be within its limit had j been no later than that limit:
@@ -68,8 +70,15 @@ static int capped_within(const struct verdict_input *in, const struct over *ov, 
         const struct stats_late_send *o = &in->late_ok[i];
         if (i == j || o->late_ns <= lim)
             continue;
-        others_past = 1;
         uint64_t xi = late_value(o, ov->metric);
+        /* Above the percentile even with all its lateness taken out, o
+         * sits in the tail in every one of these loads, on time or not:
+         * it never holds or crosses the rank, and its lateness moved
+         * nothing there (a send stalled 4 s behind a server's freeze,
+         * 10 ms late, beside a 50 ms p50). */
+        if (xi != LL_NO_TIME && xi >= v + res + o->late_ns)
+            continue;
+        others_past = 1;
         if (xi != LL_NO_TIME && xi + res >= v)
             return 0;
     }

@@ -104,7 +104,7 @@ static void render(struct exposer *e, const struct driver_live *v, struct strbuf
     put_u64(b, "llmload_requests_in_flight", v->inflight);
     if (e->offered_rate_per_s > 0) {
         put_head(b, "llmload_offered_rate", "gauge",
-                 "The configured open-loop arrival rate, requests per second.");
+                 "The open-loop schedule's mean rate over the window, requests per second.");
         put_num(b, "llmload_offered_rate", NULL, e->offered_rate_per_s);
     }
 

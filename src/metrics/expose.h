@@ -29,7 +29,7 @@ struct exposer;
 /* Parse addr_port ("127.0.0.1:9400", "0.0.0.0:0", "[::1]:9400"; numeric
  * address, port 0..65535, 0 picks a free one), bind and listen, and start
  * the serving thread (which blocks every signal). offered_rate_per_s is
- * the configured open-loop rate (0 for a closed loop: the gauge is then
+ * the open-loop schedule's mean rate over the window (0 for a closed loop: the gauge is then
  * left out). Returns the exposer (caller frees with expose_free), or NULL
  * with a reason in err ("bind 127.0.0.1:9400: Address already in use"). */
 struct exposer *expose_new(const char *addr_port, double offered_rate_per_s, char *err,

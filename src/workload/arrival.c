@@ -124,6 +124,31 @@ static double arrival_time_ns(const struct arrival *a, double s)
     return a->switch_ns > 0 && t > a->switch_ns ? a->switch_ns : t;
 }
 
+/* L(t) before any switch, t in seconds, from c's rates per second:
+ * round rates give round counts (a ramp from 10/s to 50/s over 2 s holds
+ * 60, not 59.999...). */
+static double area_s(const struct arrival_config *c, double t)
+{
+    double r0 = c->rate_per_s;
+    if (c->ramp_to_per_s <= 0 || c->ramp_ns == 0)
+        return r0 * t;
+    double ramp = (double)c->ramp_ns / 1e9, r1 = c->ramp_to_per_s;
+    if (t < ramp)
+        return r0 * t + (r1 - r0) * t * t / (2 * ramp);
+    return (r0 + r1) * ramp / 2 + (t - ramp) * r1;
+}
+
+double arrival_expected(const struct arrival *a, uint64_t t_ns)
+{
+    const struct arrival_config *c = &a->cfg;
+    double t = (double)t_ns / 1e9;
+    if (c->switch_to_per_s > 0 && c->switch_at_ns > 0 && t_ns >= c->switch_at_ns) {
+        double at = (double)c->switch_at_ns / 1e9;
+        return area_s(c, at) + (t - at) * c->switch_to_per_s;
+    }
+    return area_s(c, t);
+}
+
 uint64_t arrival_next_ns(struct arrival *a)
 {
     switch (a->cfg.kind) {

@@ -91,6 +91,12 @@ void arrival_init(struct arrival *a, const struct arrival_config *c);
  * plus a square root while ramping. */
 uint64_t arrival_next_ns(struct arrival *a);
 
+/* L(t_ns): the expected arrivals of a's process in [0, t_ns], the
+ * integral of its rate (the ramp's and the switch's included). A pure
+ * function of a's config, whatever it has drawn. For a constant process
+ * the i-th arrival (from 0) lands at L^-1(i), so [0, t) holds ceil(L(t)). */
+double arrival_expected(const struct arrival *a, uint64_t t_ns);
+
 /* Parse "constant", "poisson" or "gamma" into *out. Returns 0 or
  * LL_E_INVAL (*out untouched). */
 int arrival_parse_kind(const char *s, enum arrival_kind *out);

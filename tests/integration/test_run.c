@@ -95,6 +95,63 @@ static void test_co_closed_loop(void **state)
     harness_results_free(dir);
 }
 
+/* A closed loop's users start staggered over one mean think time, but
+ * never past the run: 10 users thinking 20 s in a 2 s run all send, one
+ * every 0.2 s, and the run ends with the duration. Before, user g started
+ * at g * 2 s: only user 0 sent, and the run waited 18 s for the last
+ * user's slot to come round only to retire it. */
+static void test_closed_stagger_inside_run(void **state)
+{
+    const char *sargs[] = {SIM_100MS, NULL};
+    const char *args[] = {"--users", "10", "--think", "20s", "--duration", "2s", REQ_8_10, NULL};
+    char *dir;
+    harness_cur_sim_start(sargs);
+    uint64_t t0 = ll_now_ns();
+    struct harness_recs *r = harness_run_recs(NULL, args, 10, &dir);
+    double took_s = (double)(ll_now_ns() - t0) / 1e9;
+    assert_true(took_s < 4.5); /* 2 s of load, 0.1 s of service, start-up; it took 18 s */
+    int seen[10] = {0};
+    for (size_t i = 0; i < r->n; i++) {
+        int64_t u = harness_ival_req(r->items[i], "user");
+        assert_true(u >= 0 && u < 10);
+        seen[u]++;
+        /* user u's one request, due at u * 0.2 s: inside the run */
+        ASSERT_NEAR((double)harness_ival_req(r->items[i], "sched_ns"), (double)u * 200 * MS, 1e3);
+    }
+    for (size_t u = 0; u < 10; u++)
+        assert_int_equal(seen[u], 1);
+    harness_recs_free(r);
+    harness_results_free(dir);
+}
+
+/* The offered rate is the schedule's over the window, a ramp's mean and
+ * the bursts included: 10/s ramped to 50/s over 2 s offers 60 requests,
+ * 30/s (the parent said 10, the ramp's start); 10/s with a burst of 30
+ * at 1 s offers 50 in 2 s, 25/s (the parent: 10). The intended rate
+ * follows it; the schedule's own count says the same. */
+static void test_offered_ramp_and_burst(void **state)
+{
+    const char *sargs[] = {"--step-base", "1ms", NULL};
+    const char *ramp[] = {"--rate",     "10", "--ramp-to",       "50", "--arrival",    "constant",
+                          "--duration", "2s", "--output-tokens", "2",  "--ignore-eos", NULL};
+    const char *burst[] = {
+        "--rate",     "10", "--arrival",       "constant", "--burst",      "at=1s,count=30",
+        "--duration", "2s", "--output-tokens", "2",        "--ignore-eos", NULL};
+    const char *const *runs[] = {ramp, burst};
+    const double want[] = {30, 25};
+    harness_cur_sim_start(sargs);
+    for (size_t k = 0; k < 2; k++) {
+        char *dir = harness_run_client(NULL, runs[k], HARNESS_RC_OK_OR_INVALID, NULL);
+        json_t *s = harness_summary_load(dir);
+        json_t *thr = json_object_get(s, "throughput");
+        assert_true(harness_num(thr, "offered_rate_per_s") == want[k]);
+        assert_true(harness_num(thr, "intended_rate_per_s") == want[k]);
+        ASSERT_NEAR(harness_num(thr, "scheduled_rate_per_s"), want[k], 1e-9);
+        json_decref(s);
+        harness_results_free(dir);
+    }
+}
+
 /* The same stall, open loop from the intended send times: ten samples,
  * mean 1.55 s, p95 5.0 s (tolerance 0.2 s for the mean and 0.25 s for each
  * sample: the client's clock starts a few ms after the sim's). */
@@ -1015,6 +1072,8 @@ static void test_steady_all_failed(void **state)
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_closed_stagger_inside_run, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_offered_ramp_and_burst, harness_sim_teardown),
              cmocka_unit_test_teardown(test_probe_failure_hint, harness_sim_tmp_teardown),
              cmocka_unit_test_teardown(test_empty_window_said, harness_sim_teardown),
              cmocka_unit_test_teardown(test_empty_window_warmup, harness_sim_teardown),

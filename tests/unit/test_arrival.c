@@ -330,6 +330,40 @@ static void test_switch_ramp(void **state)
     ASSERT_NEAR(count_between(&c, 12 * s, 22 * s), 1000, 4 * sqrt(1000));
 }
 
+/* L(t), the expected arrivals in [0, t], the count the offered rate is
+ * built from: the ramp's integral (L(10) = 5050, L(1) = 59.5), on past it
+ * at the end rate, round where the rates are round (0 to 200/s over 10 s
+ * holds 1000, not 999.99...), and a switch's step inside the ramp
+ * (1287.5 at 5 s, then 50/s). */
+static void test_expected(void **state)
+{
+    const uint64_t s = LL_NS_PER_SEC;
+    struct arrival_config c = ramp_10_to_1000();
+    struct arrival a;
+    start(&a, &c);
+    assert_true(arrival_expected(&a, 0) == 0);
+    ASSERT_NEAR(arrival_expected(&a, 1 * s), 59.5, 1e-9);
+    assert_true(arrival_expected(&a, 10 * s) == 5050);
+    assert_true(arrival_expected(&a, 12 * s) == 7050);
+    c.switch_at_ns = 5 * s;
+    c.switch_to_per_s = 50;
+    start(&a, &c);
+    assert_true(arrival_expected(&a, 5 * s) == 1287.5);
+    assert_true(arrival_expected(&a, 15 * s) == 1787.5);
+    c = config(ARRIVAL_POISSON, 0, 0, 1);
+    c.ramp_to_per_s = 200;
+    c.ramp_ns = 10 * s;
+    start(&a, &c);
+    assert_true(arrival_expected(&a, 10 * s) == 1000);
+    ASSERT_NEAR(arrival_expected(&a, 5 * s), 250, 1e-9);
+    c = config(ARRIVAL_CONSTANT, 10, 0, 1);
+    start(&a, &c);
+    assert_true(arrival_expected(&a, 2 * s) == 20);
+    /* a pure function of the config: drawing does not change it */
+    arrival_next_ns(&a);
+    assert_true(arrival_expected(&a, 2 * s) == 20);
+}
+
 static void test_determinism(void **state)
 {
     static const enum arrival_kind kinds[] = {ARRIVAL_POISSON,
@@ -452,13 +486,9 @@ static void test_parse_kind(void **state)
     assert_int_equal(k, ARRIVAL_CONSTANT);
 }
 
-TEST_MAIN(cmocka_unit_test(test_poisson_ks),
-          cmocka_unit_test(test_gamma_cv),
-          cmocka_unit_test(test_constant_exact),
-          cmocka_unit_test(test_ramp),
-          cmocka_unit_test(test_switch_constant_exact),
-          cmocka_unit_test(test_switch_random),
-          cmocka_unit_test(test_switch_ramp),
-          cmocka_unit_test(test_determinism),
-          cmocka_unit_test(test_config_check),
+TEST_MAIN(cmocka_unit_test(test_poisson_ks), cmocka_unit_test(test_gamma_cv),
+          cmocka_unit_test(test_constant_exact), cmocka_unit_test(test_ramp),
+          cmocka_unit_test(test_switch_constant_exact), cmocka_unit_test(test_switch_random),
+          cmocka_unit_test(test_switch_ramp), cmocka_unit_test(test_expected),
+          cmocka_unit_test(test_determinism), cmocka_unit_test(test_config_check),
           cmocka_unit_test(test_parse_kind))

@@ -427,6 +427,64 @@ static void test_two_late_sends_at_the_rank(void **state)
     }
 }
 
+/* One request of on-time TTFT ttft_ns (E2E 90 ms more), sent late_ns late. */
+static void add_one(struct load *l, uint64_t ttft_ns, uint64_t late_ns)
+{
+    add(l, 1, ttft_ns, ttft_ns + 90 * MS, 1, late_ns, 1);
+}
+
+/* Seed 000's coordinated-omission example, open loop: ten sends a second
+ * apart into a server that freezes from t = 2 s to 7 s. The t = 0 send,
+ * 38.7 ms late at start-up, is the TTFT p50 (50.7 ms as measured, 12 ms
+ * on time) and moves it 27.7 ms; a fast send 1.5 ms late sits below it;
+ * the t = 3 send, 10.7 ms late, reads 4.05 s, and 4.04 s on time: in the
+ * tail whether late or not, it moves nothing at the p50. Taking the
+ * t = 0 send's lateness down to the limit puts the p50 back (23 ms), so
+ * the move is that one send's doing: valid, with a warning. It read
+ * INVALID when any other late send sat at or above the percentile. A
+ * send whose lateness did carry it across the rank (on time 10 ms, read
+ * 4.05 s) still makes the point INVALID: with the t = 0 send's lateness
+ * taken down, the p50 reads 35 ms against 30 ms on time. */
+static void test_late_send_far_in_the_tail(void **state)
+{
+    struct load *l = *state;
+    add_one(l, 20 * MS, 1500000);
+    add_one(l, 21 * MS, 0);
+    add_one(l, 22 * MS, 0);
+    add_one(l, 23 * MS, 0);
+    add_one(l, 12 * MS, 38700000);
+    add_one(l, 4040 * MS, 10700000);
+    for (uint64_t s = 1; s <= 4; s++)
+        add_one(l, (s * 1000 + 10) * MS, 0);
+    struct verdict_input in = input(l);
+    in.late_sends = 3;
+    in.late_asleep = 3;
+    struct verdict v;
+    assert_int_equal(verdict_judge(&in, &v), 0);
+    assert_false(v.invalid);
+    assert_true(v.warned);
+    assert_string_equal(v.worst.what, "TTFT p50");
+    ASSERT_IN_RANGE(v.worst.moved_ns, 27.5 * MS, 27.9 * MS);
+    assert_int_equal(v.lone_late_ns, 38700000);
+    expect_text("warning", v.warning, "one send 38.70ms late moved TTFT p50 by ",
+                "every move would be within its limit: one late send is not a finding",
+                "3 of the 3 sends later than 1ms came due while the worker slept");
+
+    reset(l);
+    add_one(l, 20 * MS, 1500000);
+    add_one(l, 25 * MS, 0);
+    add_one(l, 30 * MS, 0);
+    add_one(l, 35 * MS, 0);
+    add_one(l, 12 * MS, 38700000);
+    add_one(l, 10 * MS, 4040 * MS);
+    for (uint64_t s = 1; s <= 4; s++)
+        add_one(l, (s * 1000 + 10) * MS, 0);
+    in = input(l);
+    assert_int_equal(verdict_judge(&in, &v), 1);
+    assert_string_equal(v.worst.what, "TTFT p50");
+    assert_int_equal(v.lone_late_ns, 0);
+}
+
 /* The one-late-send warning is whole when whose it was is the longest
  * clause, preempted with the worker's figures: the send's sentence and
  * that clause together are longer than the 320 bytes the warning used to
@@ -551,6 +609,7 @@ TEST_MAIN(cmocka_unit_test_setup_teardown(test_max_not_judged, setup, teardown),
                                           teardown),
           cmocka_unit_test_setup_teardown(test_tail_move_is_invalid, setup, teardown),
           cmocka_unit_test_setup_teardown(test_two_late_sends_at_the_rank, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_late_send_far_in_the_tail, setup, teardown),
           cmocka_unit_test_setup_teardown(test_floor, setup, teardown),
           cmocka_unit_test_setup_teardown(test_tolerance, setup, teardown),
           cmocka_unit_test_setup_teardown(test_achieved, setup, teardown),
