@@ -570,8 +570,9 @@ static int open_config(const struct run_opts *o, const struct run_session_opts *
         if (parse_burst(so->bursts[i], &bursts[i], err, errlen) != 0)
             return LL_E_INVAL;
         if (cfg->duration_ns && bursts[i].at_ns >= cfg->duration_ns)
-            return runopts_errf(err, errlen, "--burst: at=%s is not inside --duration",
-                                so->bursts[i]);
+            return runopts_errf(
+                err, errlen, "--burst %s: at %.9gs is not inside --duration (%.9gs)", so->bursts[i],
+                (double)bursts[i].at_ns / 1e9, (double)cfg->duration_ns / 1e9);
     }
     qsort(bursts, so->n_bursts, sizeof bursts[0], burst_cmp);
     cfg->bursts = bursts;

@@ -188,7 +188,10 @@ static void test_salt_keeps_schedule(void **state)
          "--prompt-salt: expected auto"},
         /* --burst's list reads past blanks, as --slo's: " count " is count */
         {{"run", "--rate", "1", "--burst", "at=1s, count = 0"},
-         "--burst count: expected a whole number >= 1 (e.g. 100 or 10k), got \"0\""});
+         "--burst count: expected a whole number >= 1 (e.g. 100 or 10k), got \"0\""},
+        /* the spec once, then the instant and the window (not "at=at=") */
+        {{"run", "--rate", "1", "--duration", "10s", "--burst", "at=10s,count=5"},
+         "--burst at=10s,count=5: at 10s is not inside --duration (10s)"});
     harness_tmp_begin();
     char f[3][600];
     const char *salts[3] = {"1", "2", NULL};
