@@ -14,7 +14,6 @@
 #define WL_NONCE_DIGITS 13
 #define WL_TAG_DIGITS 7
 
-
 /* 64 common words of 2 to 4 lowercase letters (one token each on the sim),
  * by length: 15, 20 and 29 of them. */
 static const char *const wl_words_2[] = {
@@ -35,8 +34,8 @@ static const uint32_t wl_words_len_n[3] = {15, 20, 29};
 struct pbuf {
     char *buf;
     size_t len;
-    size_t at;        /* bytes needed so far */
-    uint32_t words;   /* words written so far */
+    size_t at;          /* bytes needed so far */
+    uint32_t words;     /* words written so far */
     uint32_t by_len[3]; /* list words written so far, by length class */
     uint32_t from;      /* words before this one are drawn but not written */
 };
@@ -118,9 +117,8 @@ static uint64_t mix64(uint64_t z)
  * request of the group. The nonce is a bijection of index (for a fixed
  * seed) written as 13 fixed-width digits, so two requests of one run never
  * share it, and its 4 words never blur into the filler. */
-size_t wl_prompt_build(uint64_t seed, uint64_t index, uint32_t n_tokens,
-                       int64_t prefix_id, uint32_t prefix_tokens, char *buf,
-                       size_t len)
+size_t wl_prompt_build(uint64_t seed, uint64_t index, uint32_t n_tokens, int64_t prefix_id,
+                       uint32_t prefix_tokens, char *buf, size_t len)
 {
     return wl_prompt_build_from(seed, index, n_tokens, prefix_id, prefix_tokens, 0, buf, len);
 }
@@ -141,10 +139,8 @@ size_t wl_prompt_build_from(uint64_t seed, uint64_t index, uint32_t n_tokens, in
         pb_random_words(&b, &r, l);
     }
     uint32_t nonce_end = b.words + 4 < n_tokens ? b.words + 4 : n_tokens;
-    pb_base36(&b, mix64(index + mix64(seed ^ 0x6E6F6E6365ULL)), WL_NONCE_DIGITS,
-              nonce_end);
+    pb_base36(&b, mix64(index + mix64(seed ^ 0x6E6F6E6365ULL)), WL_NONCE_DIGITS, nonce_end);
     rng_seed(&r, seed, WL_FILLER_STREAM_BASE + index);
     pb_random_words(&b, &r, n_tokens);
     return b.at;
 }
-

@@ -28,9 +28,8 @@
  * Writes at most len bytes (no NUL) into buf and returns the bytes needed;
  * when that exceeds len the caller retries with a bigger buffer (5 bytes
  * per token always suffice). The text needs no JSON escaping. */
-size_t wl_prompt_build(uint64_t seed, uint64_t index, uint32_t n_tokens,
-                       int64_t prefix_id, uint32_t prefix_tokens, char *buf,
-                       size_t len);
+size_t wl_prompt_build(uint64_t seed, uint64_t index, uint32_t n_tokens, int64_t prefix_id,
+                       uint32_t prefix_tokens, char *buf, size_t len);
 
 /* The same prompt's words from word from_word on (0-based; the first one
  * written without a leading space): wl_prompt_build writes words
