@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "cli/badarg.h"
@@ -61,16 +60,6 @@ static const struct runopts_flag calib_flags[] = {
     {"header", 'H', RUNOPTS_KIND_CALL, 0, take_header},
     {"help", 'h', RUNOPTS_KIND_HELP, 0, NULL},
 };
-
-/* Does a -H name this header ("Name: value" or "Name:")? */
-static int calib_user_header(const struct calib_opts *o, const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t i = 0; i < o->n_headers; i++)
-        if (strncasecmp(o->headers[i], name, n) == 0 && o->headers[i][n] == ':')
-            return 1;
-    return 0;
-}
 
 /* The flags into o: 0, RUNOPTS_HELP, or LL_E_INVAL with the reason in err. */
 static int parse_args(int argc, char **argv, struct calib_opts *o, char *err, size_t errlen)
@@ -146,10 +135,10 @@ int calibrate_main(int argc, char **argv)
         return LL_EXIT_RUNTIME;
     }
     /* As run's: a -H naming a header of ours replaces it. */
-    if (!calib_user_header(&o, "Content-Type"))
+    if (!runopts_header_named(o.headers, o.n_headers, "Content-Type"))
         headers = curl_slist_append(headers, "Content-Type: application/json");
     const char *key = getenv(o.api_key_env ? o.api_key_env : "OPENAI_API_KEY");
-    if (key && *key && !calib_user_header(&o, "Authorization")) {
+    if (key && *key && !runopts_header_named(o.headers, o.n_headers, "Authorization")) {
         size_t n = strlen(key) + sizeof "Authorization: Bearer ";
         auth = ll_malloc(n);
         snprintf(auth, n, "Authorization: Bearer %s", key);

@@ -414,6 +414,11 @@ int runopts_check_url(const char *url, char *err, size_t errlen);
  * too many), which never repeats the value: it may be a secret. */
 int runopts_header_add(const char **headers, size_t *n, const char *a, char *err, size_t errlen);
 
+/* 1 when one of the -H lines headers[0, n) names the header name
+ * ("Name: value" or "Name:", the name in any case), else 0: a -H naming a
+ * header llmload sends replaces it. */
+int runopts_header_named(const char *const *headers, size_t n, const char *name);
+
 /* --cacert FILE: 0 when path is a file this process can open for reading,
  * else LL_E_INVAL with "--cacert: PATH: REASON" in err ("No such file or
  * directory", "Permission denied", "Is a directory"), so that run, sweep,

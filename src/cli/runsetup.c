@@ -35,13 +35,7 @@
 /* Does a -H name this header ("Name: value" or "Name:")? */
 static int user_header(const struct run_opts *o, const char *name)
 {
-    size_t n = strlen(name);
-    for (size_t i = 0; i < o->n_headers; i++) {
-        const char *h = o->headers[i];
-        if (strncasecmp(h, name, n) == 0 && h[n] == ':')
-            return 1;
-    }
-    return 0;
+    return runopts_header_named(o->headers, o->n_headers, name);
 }
 
 /* The background GET BASE/models of a run given --model: run.json's

@@ -90,6 +90,15 @@ int runopts_header_add(const char **headers, size_t *n, const char *a, char *err
     return 0;
 }
 
+int runopts_header_named(const char *const *headers, size_t n, const char *name)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < n; i++)
+        if (strncasecmp(headers[i], name, len) == 0 && headers[i][len] == ':')
+            return 1;
+    return 0;
+}
+
 int runopts_check_cacert(const char *path, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);

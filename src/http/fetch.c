@@ -143,6 +143,17 @@ static int perform(struct fetcher *f, const struct fetch_opts *opts, CURLcode *c
     return rc;
 }
 
+/* Do libcurl's words (why) say the peer answered with bytes that are no
+ * TLS record? OpenSSL's "wrong version number" (a plain server's
+ * "HTTP/1.1 400" read as a TLS record) and "packet length too long" (other
+ * bytes); GnuTLS's "unexpected TLS packet" and "TLS packet with unexpected
+ * length". */
+static int why_not_tls_record(const char *why)
+{
+    return strstr(why, "wrong version number") || strstr(why, "packet length too long") ||
+           strstr(why, "unexpected TLS packet") || strstr(why, "TLS packet with unexpected length");
+}
+
 /* Which TLS failure cc is, read with libcurl's words (why): a peer that
  * does not speak TLS fails the handshake (CURLE_SSL_CONNECT_ERROR) with
  * OpenSSL's "wrong version number" (a plain server's "HTTP/1.1 400" read
@@ -155,9 +166,7 @@ static enum fetch_tls tls_failed(CURLcode cc, const char *why)
 {
     switch (cc) {
     case CURLE_SSL_CONNECT_ERROR:
-        if (strstr(why, "wrong version number") || strstr(why, "packet length too long") ||
-            strstr(why, "unexpected TLS packet") ||
-            strstr(why, "TLS packet with unexpected length"))
+        if (why_not_tls_record(why))
             return FETCH_TLS_NOT_TLS;
         return FETCH_TLS_TRUST;
     case CURLE_PEER_FAILED_VERIFICATION:
@@ -261,8 +270,8 @@ out:
 
 /* Did a TLS handshake that ended with cc (libcurl's words in why) find a
  * peer that does not speak TLS? A handshake with no answer in time, or
- * bytes that are no TLS record (OpenSSL: "wrong version number", "packet
- * length too long") or a close before any (OpenSSL: "unexpected eof").
+ * bytes that are no TLS record (why_not_tls_record) or a close before any
+ * (OpenSSL: "unexpected eof").
  * Not a certificate refused, nor a TLS alert: that server spoke TLS, and
  * one that also answers plain HTTP (nginx) must not read as plain. */
 static int not_tls(CURLcode cc, const char *why)
@@ -271,8 +280,7 @@ static int not_tls(CURLcode cc, const char *why)
         return 1;
     if (cc != CURLE_SSL_CONNECT_ERROR && cc != CURLE_RECV_ERROR && cc != CURLE_GOT_NOTHING)
         return 0;
-    return strstr(why, "wrong version number") || strstr(why, "packet length too long") ||
-           strstr(why, "unexpected eof");
+    return why_not_tls_record(why) || strstr(why, "unexpected eof");
 }
 
 int fetch_plain_http_at(const char *url, const struct fetch_opts *opts, char *hostport,
