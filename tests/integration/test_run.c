@@ -109,7 +109,9 @@ static void test_closed_stagger_inside_run(void **state)
     uint64_t t0 = ll_now_ns();
     struct harness_recs *r = harness_run_recs(NULL, args, 10, &dir);
     double took_s = (double)(ll_now_ns() - t0) / 1e9;
-    assert_true(took_s < 4.5); /* 2 s of load, 0.1 s of service, start-up; it took 18 s */
+    /* 2 s of load, 0.1 s of service and start-up: the parent waited for
+     * its last user's 18 s slot. The bound leaves a busy machine 6 s. */
+    assert_true(took_s < 8.0);
     int seen[10] = {0};
     for (size_t i = 0; i < r->n; i++) {
         int64_t u = harness_ival_req(r->items[i], "user");
