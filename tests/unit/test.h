@@ -6,6 +6,7 @@
 #ifndef LL_TEST_H
 #define LL_TEST_H
 
+#include <cmocka.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <cmocka.h>
+#include <string.h>
 
 /* |a - b| <= tol, doubles. */
 #define ASSERT_NEAR(a, b, tol)                                                \
@@ -42,13 +43,47 @@
     } while (0)
 
 /* main() of a test binary: run the cmocka tests given (cmocka_unit_test(fn),
- * ...) in order, with no group setup or teardown. Exits non-zero when any
- * fails. */
+ * or the setup/teardown forms) in order, with no group setup or teardown.
+ * Exits non-zero when any fails. */
 #define TEST_MAIN(...)                                        \
     int main(void)                                            \
     {                                                         \
         const struct CMUnitTest tests[] = {__VA_ARGS__};      \
         return cmocka_run_group_tests(tests, NULL, NULL);     \
+    }
+
+/* The plain case of TEST_MAIN: UNIT_TESTS(test_a, test_b) runs the named
+ * functions in order, each under its own name, as TEST_MAIN(cmocka_unit_test
+ * (test_a), ...) would. The names come from the stringized argument list. */
+static inline int test_run_named(void (*const fns[])(void **), size_t n, const char *names)
+{
+    struct CMUnitTest *tests = calloc(n, sizeof *tests);
+    char *copy = strdup(names), *save = NULL;
+    char *name = strtok_r(copy, ", ", &save);
+    size_t i;
+    int rc;
+
+    if (!tests || !copy) {
+        fprintf(stderr, "test_run_named: out of memory\n");
+        return 1;
+    }
+    for (i = 0; i < n && name; i++, name = strtok_r(NULL, ", ", &save))
+        tests[i] = (struct CMUnitTest){.name = name, .test_func = fns[i]};
+    if (i != n || name) {
+        fprintf(stderr, "test_run_named: %zu functions but other names in \"%s\"\n", n, names);
+        return 1;
+    }
+    rc = _cmocka_run_group_tests("tests", tests, n, NULL, NULL);
+    free(tests);
+    free(copy);
+    return rc;
+}
+
+#define UNIT_TESTS(...)                                                                            \
+    int main(void)                                                                                 \
+    {                                                                                              \
+        static void (*const fns[])(void **) = {__VA_ARGS__};                                       \
+        return test_run_named(fns, sizeof fns / sizeof fns[0], #__VA_ARGS__);                      \
     }
 
 /* Read tests/data/<dir>/<name> (from the repository root, or from

@@ -182,6 +182,5 @@ static void test_memo(void **state)
     assert_true(test_memo_agrees(anth_decode_event, seq, LL_ARRAY_LEN(seq)) >= 2);
 }
 
-TEST_MAIN(cmocka_unit_test(test_capture_stream), cmocka_unit_test(test_capture_nostream_and_error),
-          cmocka_unit_test(test_event_types), cmocka_unit_test(test_error_cut_and_malformed),
-          cmocka_unit_test(test_response_blocks), cmocka_unit_test(test_memo))
+UNIT_TESTS(test_capture_stream, test_capture_nostream_and_error, test_event_types,
+           test_error_cut_and_malformed, test_response_blocks, test_memo)

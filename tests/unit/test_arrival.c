@@ -486,9 +486,6 @@ static void test_parse_kind(void **state)
     assert_int_equal(k, ARRIVAL_CONSTANT);
 }
 
-TEST_MAIN(cmocka_unit_test(test_poisson_ks), cmocka_unit_test(test_gamma_cv),
-          cmocka_unit_test(test_constant_exact), cmocka_unit_test(test_ramp),
-          cmocka_unit_test(test_switch_constant_exact), cmocka_unit_test(test_switch_random),
-          cmocka_unit_test(test_switch_ramp), cmocka_unit_test(test_expected),
-          cmocka_unit_test(test_determinism), cmocka_unit_test(test_config_check),
-          cmocka_unit_test(test_parse_kind))
+UNIT_TESTS(test_poisson_ks, test_gamma_cv, test_constant_exact, test_ramp,
+           test_switch_constant_exact, test_switch_random, test_switch_ramp, test_expected,
+           test_determinism, test_config_check, test_parse_kind)

@@ -99,5 +99,4 @@ static void test_operand(void **state)
     assert_string_equal(err, "unexpected argument \"httpx\" (see llmload run --help)");
 }
 
-TEST_MAIN(cmocka_unit_test(test_getopt_refusals), cmocka_unit_test(test_ambiguous_cut),
-          cmocka_unit_test(test_operand))
+UNIT_TESTS(test_getopt_refusals, test_ambiguous_cut, test_operand)

@@ -154,7 +154,4 @@ static void test_save_load(void **state)
     }
 }
 
-TEST_MAIN(cmocka_unit_test(test_fit_known_slope),
-          cmocka_unit_test(test_identity),
-          cmocka_unit_test(test_fit_rejects),
-          cmocka_unit_test(test_save_load))
+UNIT_TESTS(test_fit_known_slope, test_identity, test_fit_rejects, test_save_load)

@@ -163,6 +163,5 @@ static void test_pick_and_words(void **state)
     assert_int_equal(dataset_count_words(" a  bb\tc\r\nd ", 12), 4);
 }
 
-TEST_MAIN(cmocka_unit_test(test_sharegpt), cmocka_unit_test(test_sharegpt_escapes_and_bad_text),
-          cmocka_unit_test(test_jsonl), cmocka_unit_test(test_errors), cmocka_unit_test(test_bom),
-          cmocka_unit_test(test_integral_floats), cmocka_unit_test(test_pick_and_words))
+UNIT_TESTS(test_sharegpt, test_sharegpt_escapes_and_bad_text, test_jsonl, test_errors, test_bom,
+           test_integral_floats, test_pick_and_words)

@@ -509,9 +509,6 @@ static void test_clamp_share(void **state)
     assert_string_equal(warn, "");
 }
 
-TEST_MAIN(cmocka_unit_test(test_kinds_moments), cmocka_unit_test(test_lognormal_quantiles),
-          cmocka_unit_test(test_truncation), cmocka_unit_test(test_units),
-          cmocka_unit_test(test_errors), cmocka_unit_test(test_nonneg),
-          cmocka_unit_test(test_format_round_trip), cmocka_unit_test(test_sample_u64),
-          cmocka_unit_test(test_determinism), cmocka_unit_test(test_check_tokens),
-          cmocka_unit_test(test_clamp_share))
+UNIT_TESTS(test_kinds_moments, test_lognormal_quantiles, test_truncation, test_units, test_errors,
+           test_nonneg, test_format_round_trip, test_sample_u64, test_determinism,
+           test_check_tokens, test_clamp_share)

@@ -79,6 +79,4 @@ static void test_one(void **state)
     due_heap_reset(&h);
 }
 
-TEST_MAIN(cmocka_unit_test(test_many_ties_growing),
-          cmocka_unit_test(test_distinct_fixed_room),
-          cmocka_unit_test(test_one))
+UNIT_TESTS(test_many_ties_growing, test_distinct_fixed_room, test_one)

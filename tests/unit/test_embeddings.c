@@ -130,5 +130,4 @@ static void test_errors_and_malformed(void **state)
     assert_int_equal(emb_decode_response(NULL, 0, &c), LL_E_PROTO);
 }
 
-TEST_MAIN(cmocka_unit_test(test_captures), cmocka_unit_test(test_shapes),
-          cmocka_unit_test(test_errors_and_malformed))
+UNIT_TESTS(test_captures, test_shapes, test_errors_and_malformed)

@@ -279,8 +279,5 @@ static void test_check_length_max(void **state)
     empirical_free(e);
 }
 
-TEST_MAIN(cmocka_unit_test(test_csv_single), cmocka_unit_test(test_csv_pairs),
-          cmocka_unit_test(test_jsonl), cmocka_unit_test(test_durations),
-          cmocka_unit_test(test_errors), cmocka_unit_test(test_check_length_max),
-          cmocka_unit_test(test_load_file), cmocka_unit_test(test_sample_quantiles),
-          cmocka_unit_test(test_pairs_correlation))
+UNIT_TESTS(test_csv_single, test_csv_pairs, test_jsonl, test_durations, test_errors,
+           test_check_length_max, test_load_file, test_sample_quantiles, test_pairs_correlation)

@@ -136,6 +136,5 @@ static void test_parse_weights(void **state)
     assert_non_null(strstr(err, "at most 4 weights"));
 }
 
-TEST_MAIN(cmocka_unit_test(test_round_robin), cmocka_unit_test(test_weighted_3_1),
-          cmocka_unit_test(test_weighted_exact_and_smooth), cmocka_unit_test(test_for_spec),
-          cmocka_unit_test(test_plan_refuses), cmocka_unit_test(test_parse_weights))
+UNIT_TESTS(test_round_robin, test_weighted_3_1, test_weighted_exact_and_smooth, test_for_spec,
+           test_plan_refuses, test_parse_weights)

@@ -834,11 +834,8 @@ static void test_overload_matches_capacity(void **state)
     ASSERT_REL(got, cap, 0.05);
 }
 
-TEST_MAIN(cmocka_unit_test(test_config_check), cmocka_unit_test(test_single_request),
-          cmocka_unit_test(test_batch_composition), cmocka_unit_test(test_chunked_prefill),
-          cmocka_unit_test(test_embedding_prefill_only), cmocka_unit_test(test_kv_blocks_admission),
-          cmocka_unit_test(test_preemption), cmocka_unit_test(test_prefix_cache),
-          cmocka_unit_test(test_prefix_cache_eviction), cmocka_unit_test(test_cold_state),
-          cmocka_unit_test(test_queue_limit), cmocka_unit_test(test_stall),
-          cmocka_unit_test(test_cancel), cmocka_unit_test(test_instant_10k),
-          cmocka_unit_test(test_determinism), cmocka_unit_test(test_overload_matches_capacity))
+UNIT_TESTS(test_config_check, test_single_request, test_batch_composition, test_chunked_prefill,
+           test_embedding_prefill_only, test_kv_blocks_admission, test_preemption,
+           test_prefix_cache, test_prefix_cache_eviction, test_cold_state, test_queue_limit,
+           test_stall, test_cancel, test_instant_10k, test_determinism,
+           test_overload_matches_capacity)

@@ -188,12 +188,5 @@ static void test_knee_none(void **state)
     assert_false(k.found);
 }
 
-TEST_MAIN(cmocka_unit_test(test_ci_ranks_median_table),
-          cmocka_unit_test(test_ci_ranks_p99),
-          cmocka_unit_test(test_t975_table),
-          cmocka_unit_test(test_mean_ci95),
-          cmocka_unit_test(test_slope),
-          cmocka_unit_test(test_solve3),
-          cmocka_unit_test(test_knee_saturating),
-          cmocka_unit_test(test_knee_two_slopes),
-          cmocka_unit_test(test_knee_none))
+UNIT_TESTS(test_ci_ranks_median_table, test_ci_ranks_p99, test_t975_table, test_mean_ci95,
+           test_slope, test_solve3, test_knee_saturating, test_knee_two_slopes, test_knee_none)

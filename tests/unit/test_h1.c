@@ -1207,26 +1207,9 @@ static void test_heap_line(void **state)
     rec_free(&r);
 }
 
-TEST_MAIN(cmocka_unit_test(test_captures),
-          cmocka_unit_test(test_capture_contents),
-          cmocka_unit_test(test_content_length),
-          cmocka_unit_test(test_close_delimited),
-          cmocka_unit_test(test_no_body_status),
-          cmocka_unit_test(test_interim_100),
-          cmocka_unit_test(test_chunk_extensions),
-          cmocka_unit_test(test_chunk_sizes),
-          cmocka_unit_test(test_trailers),
-          cmocka_unit_test(test_bare_lf),
-          cmocka_unit_test(test_connection),
-          cmocka_unit_test(test_back_to_back),
-          cmocka_unit_test(test_callback_stop),
-          cmocka_unit_test(test_body_never_framing),
-          cmocka_unit_test(test_errors_status),
-          cmocka_unit_test(test_errors_headers),
-          cmocka_unit_test(test_errors_chunks),
-          cmocka_unit_test(test_errors_eof),
-          cmocka_unit_test(test_error_sticky),
-          cmocka_unit_test(test_in_body),
-          cmocka_unit_test(test_long_line),
-          cmocka_unit_test(test_header_section_bound),
-          cmocka_unit_test(test_heap_line))
+UNIT_TESTS(test_captures, test_capture_contents, test_content_length, test_close_delimited,
+           test_no_body_status, test_interim_100, test_chunk_extensions, test_chunk_sizes,
+           test_trailers, test_bare_lf, test_connection, test_back_to_back, test_callback_stop,
+           test_body_never_framing, test_errors_status, test_errors_headers, test_errors_chunks,
+           test_errors_eof, test_error_sticky, test_in_body, test_long_line,
+           test_header_section_bound, test_heap_line)

@@ -271,5 +271,4 @@ static void test_rejects(void **state)
     histlog_window_free(&w);
 }
 
-TEST_MAIN(cmocka_unit_test(test_round_trip), cmocka_unit_test(test_merged_percentiles),
-          cmocka_unit_test(test_rejects))
+UNIT_TESTS(test_round_trip, test_merged_percentiles, test_rejects)

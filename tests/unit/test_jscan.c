@@ -464,12 +464,5 @@ static void test_scan(void **state)
     assert_ptr_equal(jscan_scan_string(ctl, ctl + 4, &escaped), NULL);
 }
 
-TEST_MAIN(cmocka_unit_test(test_validate_vectors),
-          cmocka_unit_test(test_validate_root),
-          cmocka_unit_test(test_depth),
-          cmocka_unit_test(test_iterate),
-          cmocka_unit_test(test_lookup),
-          cmocka_unit_test(test_numbers),
-          cmocka_unit_test(test_strings),
-          cmocka_unit_test(test_reader_agrees),
-          cmocka_unit_test(test_scan))
+UNIT_TESTS(test_validate_vectors, test_validate_root, test_depth, test_iterate, test_lookup,
+           test_numbers, test_strings, test_reader_agrees, test_scan)

@@ -435,7 +435,4 @@ static void test_xfer_kind(void **state)
     assert_int_equal(outcome_xfer_kind(OUTCOME_XFER_OTHER, 1), REC_TRANSPORT_ERROR);
 }
 
-TEST_MAIN(cmocka_unit_test(test_named_cases),
-          cmocka_unit_test(test_every_combination),
-          cmocka_unit_test(test_forced_kinds_pass_through),
-          cmocka_unit_test(test_xfer_kind))
+UNIT_TESTS(test_named_cases, test_every_combination, test_forced_kinds_pass_through, test_xfer_kind)

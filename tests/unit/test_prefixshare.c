@@ -131,6 +131,5 @@ static void test_images(void **state)
     prefix_share_reset(&p);
 }
 
-TEST_MAIN(cmocka_unit_test(test_first_of_each_group_misses), cmocka_unit_test(test_images),
-          cmocka_unit_test(test_short_prompts_and_lengths), cmocka_unit_test(test_merge_and_growth),
-          cmocka_unit_test(test_unknown_prompts))
+UNIT_TESTS(test_first_of_each_group_misses, test_images, test_short_prompts_and_lengths,
+           test_merge_and_growth, test_unknown_prompts)

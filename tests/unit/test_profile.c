@@ -146,8 +146,5 @@ static void test_explain(void **state)
     free(s);
 }
 
-TEST_MAIN(cmocka_unit_test(test_get),
-          cmocka_unit_test(test_capacity_default),
-          cmocka_unit_test(test_capacity_kv_and_prefill),
-          cmocka_unit_test(test_capacity_instant),
-          cmocka_unit_test(test_explain))
+UNIT_TESTS(test_get, test_capacity_default, test_capacity_kv_and_prefill, test_capacity_instant,
+           test_explain)

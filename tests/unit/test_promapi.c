@@ -294,6 +294,5 @@ static void test_imbalance(void **state)
     assert_int_equal(promsource_imbalance(r, 0, buf, sizeof buf), 0);
 }
 
-TEST_MAIN(cmocka_unit_test(test_selector), cmocka_unit_test(test_query_and_url),
-          cmocka_unit_test(test_answer_matrix), cmocka_unit_test(test_answer_vector_and_errors),
-          cmocka_unit_test(test_drop_stale), cmocka_unit_test(test_imbalance))
+UNIT_TESTS(test_selector, test_query_and_url, test_answer_matrix, test_answer_vector_and_errors,
+           test_drop_stale, test_imbalance)

@@ -888,11 +888,7 @@ static void test_read_repeated(void **state)
     assert_int_equal(unlink(path), 0);
 }
 
-TEST_MAIN(cmocka_unit_test(test_kind_names), cmocka_unit_test(test_init),
-          cmocka_unit_test(test_jsonl_full), cmocka_unit_test(test_cold_start_rule),
-          cmocka_unit_test(test_jsonl_nulls), cmocka_unit_test(test_jsonl_escaping),
-          cmocka_unit_test(test_jsonl_write_error), cmocka_unit_test(test_derived),
-          cmocka_unit_test(test_itl_req), cmocka_unit_test(test_jsonl_matches_printf),
-          cmocka_unit_test(test_read_back_full), cmocka_unit_test(test_read_back_absent),
-          cmocka_unit_test(test_read_bad_lines), cmocka_unit_test(test_read_file),
-          cmocka_unit_test(test_read_repeated))
+UNIT_TESTS(test_kind_names, test_init, test_jsonl_full, test_cold_start_rule, test_jsonl_nulls,
+           test_jsonl_escaping, test_jsonl_write_error, test_derived, test_itl_req,
+           test_jsonl_matches_printf, test_read_back_full, test_read_back_absent,
+           test_read_bad_lines, test_read_file, test_read_repeated)

@@ -285,6 +285,5 @@ static void test_run_schema_check(void **state)
     }
 }
 
-TEST_MAIN(cmocka_unit_test(test_prepare_named), cmocka_unit_test(test_prepare_default),
-          cmocka_unit_test(test_write_atomic), cmocka_unit_test(test_host_info),
-          cmocka_unit_test(test_redact_headers), cmocka_unit_test(test_run_schema_check))
+UNIT_TESTS(test_prepare_named, test_prepare_default, test_write_atomic, test_host_info,
+           test_redact_headers, test_run_schema_check)

@@ -227,10 +227,5 @@ static void test_gamma(void **state)
     }
 }
 
-TEST_MAIN(cmocka_unit_test(test_reference_sequence),
-          cmocka_unit_test(test_determinism),
-          cmocka_unit_test(test_streams),
-          cmocka_unit_test(test_uniform_range),
-          cmocka_unit_test(test_normal),
-          cmocka_unit_test(test_exponential),
-          cmocka_unit_test(test_gamma))
+UNIT_TESTS(test_reference_sequence, test_determinism, test_streams, test_uniform_range, test_normal,
+           test_exponential, test_gamma)

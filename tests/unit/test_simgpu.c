@@ -116,5 +116,5 @@ static void test_render_through_engine_map(void **state)
     http_buf_free(&b);
 }
 
-TEST_MAIN(cmocka_unit_test(test_idle_energy), cmocka_unit_test(test_step_in_progress),
-          cmocka_unit_test(test_engine_work), cmocka_unit_test(test_render_through_engine_map))
+UNIT_TESTS(test_idle_energy, test_step_in_progress, test_engine_work,
+           test_render_through_engine_map)

@@ -184,5 +184,4 @@ static void test_slo_judge_cancelled(void **state)
     assert_int_equal(slo_judge_any(&(struct slo){10 * SEC, 0, 0}, 0, &r), 0);
 }
 
-TEST_MAIN(cmocka_unit_test(test_slo_parse), cmocka_unit_test(test_slo_format_round_trip),
-          cmocka_unit_test(test_slo_met), cmocka_unit_test(test_slo_judge_cancelled))
+UNIT_TESTS(test_slo_parse, test_slo_format_round_trip, test_slo_met, test_slo_judge_cancelled)

@@ -141,5 +141,4 @@ static void test_periods(void **state)
     assert_int_equal(g.want, 2);
 }
 
-TEST_MAIN(cmocka_unit_test(test_parse_line), cmocka_unit_test(test_parse_refusals),
-          cmocka_unit_test(test_periods))
+UNIT_TESTS(test_parse_line, test_parse_refusals, test_periods)

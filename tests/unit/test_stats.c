@@ -639,8 +639,6 @@ static void test_share_cmp(void **state)
     assert_int_equal(stats_share_cmp(1e-12, 0), 1);
 }
 
-TEST_MAIN(cmocka_unit_test(test_add_one_ok), cmocka_unit_test(test_window_split_joins),
-          cmocka_unit_test(test_late_sends), cmocka_unit_test(test_cut_short),
-          cmocka_unit_test(test_finish_by_length), cmocka_unit_test(test_finish_overflow),
-          cmocka_unit_test(test_add_failures), cmocka_unit_test(test_merge_equals_single),
-          cmocka_unit_test(test_samples), cmocka_unit_test(test_share_cmp))
+UNIT_TESTS(test_add_one_ok, test_window_split_joins, test_late_sends, test_cut_short,
+           test_finish_by_length, test_finish_overflow, test_add_failures, test_merge_equals_single,
+           test_samples, test_share_cmp)

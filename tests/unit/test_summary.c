@@ -1486,14 +1486,9 @@ static void test_late_json(void **state)
     }
 }
 
-TEST_MAIN(cmocka_unit_test(test_print), cmocka_unit_test(test_no_warmup),
-          cmocka_unit_test(test_littles_law_dropped), cmocka_unit_test(test_throughput_dropped),
-          cmocka_unit_test(test_throughput_intended), cmocka_unit_test(test_throughput_offering),
-          cmocka_unit_test(test_session_span), cmocka_unit_test(test_endpoints),
-          cmocka_unit_test(test_prompt_note), cmocka_unit_test(test_status_note),
-          cmocka_unit_test(test_cold), cmocka_unit_test(test_json),
-          cmocka_unit_test(test_cut_short), cmocka_unit_test(test_steady_unjudged),
-          cmocka_unit_test(test_nothing_measured), cmocka_unit_test(test_attainment_of_judged),
-          cmocka_unit_test(test_requests_cancelled), cmocka_unit_test(test_request_bytes),
-          cmocka_unit_test(test_json_exact_percentiles), cmocka_unit_test(test_json_write_error),
-          cmocka_unit_test(test_late_json))
+UNIT_TESTS(test_print, test_no_warmup, test_littles_law_dropped, test_throughput_dropped,
+           test_throughput_intended, test_throughput_offering, test_session_span, test_endpoints,
+           test_prompt_note, test_status_note, test_cold, test_json, test_cut_short,
+           test_steady_unjudged, test_nothing_measured, test_attainment_of_judged,
+           test_requests_cancelled, test_request_bytes, test_json_exact_percentiles,
+           test_json_write_error, test_late_json)

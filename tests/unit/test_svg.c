@@ -484,17 +484,7 @@ static void test_bars_stacked(void **state)
     strbuf_free(&b);
 }
 
-TEST_MAIN(cmocka_unit_test(test_strbuf_numbers),
-          cmocka_unit_test(test_strbuf_xml_escape),
-          cmocka_unit_test(test_strbuf_grows),
-          cmocka_unit_test(test_ticks_linear),
-          cmocka_unit_test(test_ticks_log),
-          cmocka_unit_test(test_format_tick),
-          cmocka_unit_test(test_colors),
-          cmocka_unit_test(test_chart_points_exact),
-          cmocka_unit_test(test_chart_log_axis),
-          cmocka_unit_test(test_chart_skips_unplottable),
-          cmocka_unit_test(test_chart_step_and_markers),
-          cmocka_unit_test(test_chart_escapes),
-          cmocka_unit_test(test_chart_deterministic_and_empty),
-          cmocka_unit_test(test_bars_stacked))
+UNIT_TESTS(test_strbuf_numbers, test_strbuf_xml_escape, test_strbuf_grows, test_ticks_linear,
+           test_ticks_log, test_format_tick, test_colors, test_chart_points_exact,
+           test_chart_log_axis, test_chart_skips_unplottable, test_chart_step_and_markers,
+           test_chart_escapes, test_chart_deterministic_and_empty, test_bars_stacked)

@@ -392,9 +392,6 @@ static void test_image_hashes(void **state)
     assert_int_equal(tokenizer_prompt_block_hashes(TOKENIZER_WORDS, &img, 4, g, 4), 2);
 }
 
-TEST_MAIN(cmocka_unit_test(test_count), cmocka_unit_test(test_block_hashes),
-          cmocka_unit_test(test_output_tokens), cmocka_unit_test(test_block_hashes_ids),
-          cmocka_unit_test(test_words_hash_golden), cmocka_unit_test(test_kind_names),
-          cmocka_unit_test(test_bytes2_count), cmocka_unit_test(test_bytes2_prompt_count),
-          cmocka_unit_test(test_bytes2_hashes), cmocka_unit_test(test_ids),
-          cmocka_unit_test(test_image_hashes))
+UNIT_TESTS(test_count, test_block_hashes, test_output_tokens, test_block_hashes_ids,
+           test_words_hash_golden, test_kind_names, test_bytes2_count, test_bytes2_prompt_count,
+           test_bytes2_hashes, test_ids, test_image_hashes)

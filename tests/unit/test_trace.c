@@ -463,9 +463,6 @@ static void test_api_and_ignore_eos(void **state)
               "t.jsonl:1:61: ignore_eos: expected true or false, got 1", NULL);
 }
 
-TEST_MAIN(cmocka_unit_test(test_dump_schedule_roundtrip), cmocka_unit_test(test_all_fields),
-          cmocka_unit_test(test_sorting_and_escapes),
-          cmocka_unit_test(test_timestamp_rebase_and_scale), cmocka_unit_test(test_errors),
-          cmocka_unit_test(test_bom), cmocka_unit_test(test_records),
-          cmocka_unit_test(test_whole_number), cmocka_unit_test(test_integral_floats),
-          cmocka_unit_test(test_offered_rate), cmocka_unit_test(test_api_and_ignore_eos))
+UNIT_TESTS(test_dump_schedule_roundtrip, test_all_fields, test_sorting_and_escapes,
+           test_timestamp_rebase_and_scale, test_errors, test_bom, test_records, test_whole_number,
+           test_integral_floats, test_offered_rate, test_api_and_ignore_eos)

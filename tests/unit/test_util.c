@@ -502,12 +502,7 @@ static void test_url_join(void **state)
     }
 }
 
-TEST_MAIN(cmocka_unit_test(test_spawn), cmocka_unit_test(test_path_find),
-          cmocka_unit_test(test_spawn_reader), cmocka_unit_test(test_url_root_len),
-          cmocka_unit_test(test_url_join), cmocka_unit_test(test_printable),
-          cmocka_unit_test(test_header_line_ok), cmocka_unit_test(test_json_escape),
-          cmocka_unit_test(test_shell_run), cmocka_unit_test(test_grow),
-          cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_count),
-          cmocka_unit_test(test_parse_u64), cmocka_unit_test(test_http_list_has),
-          cmocka_unit_test(test_list_item), cmocka_unit_test(test_putf),
-          cmocka_unit_test(test_fmt_u64), cmocka_unit_test(test_http_date))
+UNIT_TESTS(test_spawn, test_path_find, test_spawn_reader, test_url_root_len, test_url_join,
+           test_printable, test_header_line_ok, test_json_escape, test_shell_run, test_grow,
+           test_parse_duration, test_parse_count, test_parse_u64, test_http_list_has,
+           test_list_item, test_putf, test_fmt_u64, test_http_date)

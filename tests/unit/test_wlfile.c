@@ -832,12 +832,8 @@ static void test_prompt_salt(void **state)
         free(tags[i]);
 }
 
-TEST_MAIN(cmocka_unit_test(test_sample_file), cmocka_unit_test(test_bom),
-          cmocka_unit_test(test_integral_floats), cmocka_unit_test(test_defaults_and_numbers),
-          cmocka_unit_test(test_api_anthropic), cmocka_unit_test(test_errors),
-          cmocka_unit_test(test_length_limits), cmocka_unit_test(test_prefix_per_class),
-          cmocka_unit_test(test_empirical_column_and_cancel_zero), cmocka_unit_test(test_images),
-          cmocka_unit_test(test_pick_frequencies), cmocka_unit_test(test_prefix_and_cancel_draws),
-          cmocka_unit_test(test_prompt_build), cmocka_unit_test(test_prompt_salt),
-          cmocka_unit_test(test_extra_body), cmocka_unit_test(test_embeddings_no_output),
-          cmocka_unit_test(test_embeddings_api_misspelt))
+UNIT_TESTS(test_sample_file, test_bom, test_integral_floats, test_defaults_and_numbers,
+           test_api_anthropic, test_errors, test_length_limits, test_prefix_per_class,
+           test_empirical_column_and_cancel_zero, test_images, test_pick_frequencies,
+           test_prefix_and_cancel_draws, test_prompt_build, test_prompt_salt, test_extra_body,
+           test_embeddings_no_output, test_embeddings_api_misspelt)
