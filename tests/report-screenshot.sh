@@ -19,22 +19,28 @@ if ! command -v chromium >/dev/null 2>&1; then
     echo "report-screenshot: skipped (chromium not installed)"
     exit 0
 fi
+# check_png FILE MIN WHAT: FILE is a 1280x2400 PNG (IHDR: width and
+# height, big-endian, at bytes 16..23) of at least MIN bytes, else exits 1
+# naming WHAT; sets size.
+check_png() {
+    magic=$(od -An -tx1 -N8 "$1" | tr -d ' \n')
+    [ "$magic" = "89504e470d0a1a0a" ] || { echo "report-screenshot: $1 is not a PNG" >&2; exit 1; }
+    w=$(od -An -tu1 -j16 -N4 "$1" | awk '{print $1*16777216 + $2*65536 + $3*256 + $4}')
+    h=$(od -An -tu1 -j20 -N4 "$1" | awk '{print $1*16777216 + $2*65536 + $3*256 + $4}')
+    if [ "$w" -ne 1280 ] || [ "$h" -ne 2400 ]; then
+        echo "report-screenshot: $1: expected 1280x2400, got ${w}x${h}" >&2
+        exit 1
+    fi
+    size=$(wc -c <"$1")
+    if [ "$size" -lt "$2" ]; then
+        echo "report-screenshot: $1 is only $size bytes: a blank or broken $3?" >&2
+        exit 1
+    fi
+}
+
 out=build/report-screenshot-test.png
 sh scripts/screenshot-report.sh "" "$out" 1280 2400 >/dev/null
-magic=$(od -An -tx1 -N8 "$out" | tr -d ' \n')
-[ "$magic" = "89504e470d0a1a0a" ] || { echo "report-screenshot: $out is not a PNG" >&2; exit 1; }
-# IHDR: width and height, big-endian, at bytes 16..23.
-w=$(od -An -tu1 -j16 -N4 "$out" | awk '{print $1*16777216 + $2*65536 + $3*256 + $4}')
-h=$(od -An -tu1 -j20 -N4 "$out" | awk '{print $1*16777216 + $2*65536 + $3*256 + $4}')
-size=$(wc -c <"$out")
-if [ "$w" -ne 1280 ] || [ "$h" -ne 2400 ]; then
-    echo "report-screenshot: expected 1280x2400, got ${w}x${h}" >&2
-    exit 1
-fi
-if [ "$size" -lt 100000 ]; then
-    echo "report-screenshot: $out is only $size bytes: a blank or broken page?" >&2
-    exit 1
-fi
+check_png "$out" 100000 page
 echo "report-screenshot: 1 passed, 0 failed (${w}x${h}, $size bytes)"
 
 # compare.html the same way: the saved sweep (tests/data/report/sweep-classes)
@@ -42,13 +48,7 @@ echo "report-screenshot: 1 passed, 0 failed (${w}x${h}, $size bytes)"
 # `scripts/screenshot-report.sh --compare` makes it, curves and tables rendered.
 out=build/compare-screenshot-test.png
 sh scripts/screenshot-report.sh --compare "$out" 1280 2400 >/dev/null
-magic=$(od -An -tx1 -N8 "$out" | tr -d ' \n')
-[ "$magic" = "89504e470d0a1a0a" ] || { echo "report-screenshot: $out is not a PNG" >&2; exit 1; }
-size=$(wc -c <"$out")
-if [ "$size" -lt 50000 ]; then
-    echo "report-screenshot: $out is only $size bytes: a blank or broken compare.html?" >&2
-    exit 1
-fi
+check_png "$out" 50000 compare.html
 # The slower copy is slower: some row of compare.json is called worse.
 grep -q '"verdict": *"worse"' build/compare-sample/out/compare.json || {
     echo "report-screenshot: the slower sweep came out worse nowhere" >&2
@@ -62,11 +62,5 @@ make --no-print-directory build/tests/unit/test_report_run >/dev/null
 REPORT_RUN_SAMPLE_OUT=build/report-run-sample.html build/tests/unit/test_report_run
 out=build/report-run-screenshot-test.png
 sh scripts/screenshot-report.sh build/report-run-sample.html "$out" 1280 2400 >/dev/null
-magic=$(od -An -tx1 -N8 "$out" | tr -d ' \n')
-[ "$magic" = "89504e470d0a1a0a" ] || { echo "report-screenshot: $out is not a PNG" >&2; exit 1; }
-size=$(wc -c <"$out")
-if [ "$size" -lt 100000 ]; then
-    echo "report-screenshot: $out is only $size bytes: a blank or broken run page?" >&2
-    exit 1
-fi
+check_png "$out" 100000 "run page"
 echo "report-screenshot: a run's report.html passed ($size bytes)"
