@@ -1,7 +1,15 @@
 # bench/common.sh: what run.sh, sim.sh, compare.sh, compare-ab.sh and
 # compare-sensitivity.sh share, sourced by each (POSIX sh).
-# The caller sets NAME (its name, for messages) and TMP (a scratch folder it
-# removes on exit) first.
+# NAME (for messages) is bench/ and the script's file name unless the caller
+# set it; the caller sets TMP (a scratch folder it removes on exit).
+NAME=${NAME:-bench/${0##*/}}
+
+# bench_need TOOL...: exits 2 naming the first TOOL not on PATH.
+bench_need() {
+    for t in "$@"; do
+        command -v "$t" >/dev/null || { echo "$NAME: needs $t (apt-get install -y $t)" >&2; exit 2; }
+    done
+}
 
 # bench_args [BIN] [SECONDS] [REST...]: BIN (default build/llmload, which
 # must be executable), SECS (default 5) and REST (the words left, as one

@@ -11,7 +11,6 @@
 # Usage: bench/compare-ab.sh [BIN] [SECONDS] [PAIRS] [RATE] [same|other] [SIMARGS...]
 #        (defaults build/llmload 5 8 20 other)
 set -eu
-NAME=bench/compare-ab.sh
 . "$(dirname "$0")/common.sh"
 bench_args "$@"
 set -- $REST
@@ -19,7 +18,7 @@ PAIRS=${1:-8}
 RATE=${2:-20}
 SEEDS=${3:-other}
 [ $# -gt 3 ] && shift 3 || set --
-command -v jq >/dev/null || { echo "$NAME: needs jq" >&2; exit 2; }
+bench_need jq
 
 TMP=$(mktemp -d)
 trap 'sim_stop; rm -rf "$TMP"' EXIT

@@ -11,14 +11,13 @@
 # Usage: bench/compare-sensitivity.sh [BIN] [SECONDS] [RATE] [SLOWDOWNS...]
 #        (defaults build/llmload, 30, 40, 0.5 1 2 5 10)
 set -eu
-NAME=bench/compare-sensitivity.sh
 . "$(dirname "$0")/common.sh"
 bench_args "$@"
 set -- $REST
 RATE=${1:-40}
 [ $# -gt 0 ] && shift
 STEPS=${*:-0.5 1 2 5 10}
-command -v jq >/dev/null || { echo "$NAME: needs jq" >&2; exit 2; }
+bench_need jq
 
 TMP=$(mktemp -d)
 S1=

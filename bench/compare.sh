@@ -7,7 +7,6 @@
 # Not part of `make test`.
 # Usage: bench/compare.sh [BIN] [SECONDS] [PAIRS] [RATE]   (defaults 5, 10, 20)
 set -eu
-NAME=bench/compare.sh
 . "$(dirname "$0")/common.sh"
 bench_args "$@"
 set -- $REST

@@ -28,11 +28,10 @@
 # client (native for the sim's http:// URL).
 # Usage: bench/run.sh [BIN] [SECONDS] [RATES...]
 set -eu
-NAME=bench/run.sh
 . "$(dirname "$0")/common.sh"
 bench_args "$@"
 RATES=${REST:-"1000 2000 5000 8000 10000 12000 15000"}
-command -v python3 >/dev/null || { echo "bench/run.sh: needs python3" >&2; exit 2; }
+bench_need python3
 
 TMP=$(mktemp -d)
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -o "$TMP/wakeup" "$(dirname "$0")/wakeup.c" -lm

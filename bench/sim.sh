@@ -5,9 +5,8 @@
 # over keep-alive connections, and prints requests/s and the sim's CPU use.
 # Not part of `make test`. Usage: bench/sim.sh [BIN] [SECONDS] [CONNS...]
 set -eu
-NAME=bench/sim.sh
 . "$(dirname "$0")/common.sh"
-command -v wrk >/dev/null || { echo "bench/sim.sh: needs wrk (apt-get install -y wrk)" >&2; exit 2; }
+bench_need wrk
 bench_args "$@"
 CONNS=${REST:-"16 64 256"}
 
