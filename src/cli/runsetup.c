@@ -19,6 +19,7 @@
 
 #include "cli/calibprobe.h"
 #include "cli/contract.h"
+#include "cli/ctxcheck.h"
 #include "cli/shard.h"
 #include "http/fetch.h"
 #include "measure/results.h"
@@ -257,6 +258,9 @@ static void bg_probe_join(struct run_target *t)
     free(b);
     t->bg = NULL;
     t->model_unlisted = model_unlisted_warn(t);
+    if (t->workload)
+        ctx_warn(t->models, t->contract_server, t->model, t->workload, t->max_requests,
+                 t->no_output);
 }
 
 const char *run_setup_model_note(struct run_setup *rs)
@@ -307,6 +311,9 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
 {
     char err[512];
     memset(t, 0, sizeof *t);
+    t->workload = cfg->trace ? NULL : &cfg->workload;
+    t->max_requests = cfg->max_requests;
+    t->no_output = cfg->transport.api == OAI_API_EMBEDDINGS;
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         ll_errorf("curl_global_init failed");
         return LL_EXIT_RUNTIME;
@@ -423,6 +430,9 @@ static int target_open(const struct run_opts *o, struct run_config *cfg, struct 
         ll_errorf("%s", err);
         return LL_EXIT_USAGE;
     }
+    if (t->workload)
+        ctx_warn(t->models, t->contract_server, t->model, t->workload, t->max_requests,
+                 t->no_output);
     return LL_EXIT_OK;
 }
 

@@ -58,6 +58,11 @@ struct run_target {
     struct bg_probe *bg;            /* with --model: GET BASE/models in the background */
     json_t *contract_server;        /* run.json's contract.server (contract.h), or NULL */
     int model_unlisted;             /* 1 once the probe found --model not in /models */
+    /* The lengths the run asks for, checked against the context window the
+     * target says (ctxcheck.h) once it has answered; NULL for a replay. */
+    const struct workload *workload;
+    uint64_t max_requests; /* --requests, 0 = none: the requests to check */
+    int no_output;         /* openai-embeddings: the prompt alone counts */
 };
 
 /* The most GPU scrapers a run has: its --gpu-metrics URLs and

@@ -1610,8 +1610,8 @@ static void test_secrets_never_written(void **state)
 
 /* Run the client against harness_cur_sim (started with sargs) into
  * <tmp>/r, and stop the sim; fail unless it exits 0 or 1.
- * Returns its stdout (caller frees). */
-static char *sim_run_stop_out(const char *const *sargs, const char *const *args)
+ * Returns its stdout, and its stderr in *err (caller frees both). */
+static char *sim_run_stop_out(const char *const *sargs, const char *const *args, char **err)
 {
     harness_cur_sim_start(sargs);
     struct harness_argv a;
@@ -1622,7 +1622,7 @@ static char *sim_run_stop_out(const char *const *sargs, const char *const *args)
     assert_int_equal(harness_run(a.v, 60, &status, &o, &e), 0);
     if (status != 0 && status != 1)
         fail_msg("llmload run exited %d\nstdout:\n%s\nstderr:\n%s", status, o, e);
-    free(e);
+    *err = e;
     harness_sim_stop(&harness_cur_sim);
     return o;
 }
@@ -1658,7 +1658,9 @@ static struct sim_truth sim_truth_of(const char *logp)
  * below max_tokens in its log), and the warning is printed and written.
  * Then prompts that leave room (100 to 200), streamed and not, with and
  * without ignore_eos: the reasons counted as the sim sent them, nothing
- * cut short, no warning. */
+ * cut short, no warning. Before the load, the context /v1/models says
+ * (max_model_len) against the 80 requests' lengths: the share it warns
+ * of is the share the sim cut; none where every request fits. */
 static void test_cut_short_context(void **state)
 {
     harness_tmp_begin();
@@ -1676,7 +1678,8 @@ static void test_cut_short_context(void **state)
                           "--ignore-eos",
                           "--no-metrics",
                           NULL};
-    char *out = sim_run_stop_out(sargs, args);
+    char *err;
+    char *out = sim_run_stop_out(sargs, args, &err);
     struct sim_truth t = sim_truth_of(logp);
     json_t *recs = records_load(), *sum = summary_load();
     assert_int_equal(json_array_size(recs), 80);
@@ -1697,6 +1700,14 @@ static void test_cut_short_context(void **state)
         want_cut += o < 64;
     }
     assert_int_equal(want_cut, t.cut);
+    char ctxw[200];
+    snprintf(ctxw, sizeof ctxw,
+             "warning: the model's context is 300 tokens (max_model_len, /models) and %.0f%% of "
+             "the requests ask for more (prompt + max_tokens, up to ",
+             100.0 * (double)t.cut / 80);
+    if (!strstr(err, ctxw))
+        fail_msg("stderr lacks \"%s\":\n%s", ctxw, err);
+    free(err);
     json_t *cut = json_object_get(sum, "cut_short");
     assert_int_equal(harness_ival_req(cut, "count"), t.cut);
     ASSERT_NEAR(harness_num(cut, "share"), (double)t.cut / 80.0, 1e-9);
@@ -1734,7 +1745,9 @@ static void test_cut_short_context(void **state)
                                "--output-tokens", "64",
                                "--no-metrics",    variants[v][0],
                                variants[v][1],    NULL};
-        out = sim_run_stop_out(sargs, args2);
+        out = sim_run_stop_out(sargs, args2, &err);
+        assert_null(strstr(err, "context is"));
+        free(err);
         t = sim_truth_of(logp);
         sum = summary_load();
         assert_int_equal(t.ok, 60);
