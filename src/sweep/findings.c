@@ -497,7 +497,17 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
 static void put_sizing(const struct sweep_findings *fd, const struct sweep_settings *set, char *buf,
                        size_t len, size_t *at)
 {
-    if (fd->knee.found)
+    if (fd->knee.found && fd->knee.edge)
+        /* The fit cannot place a knee past the second highest step: one
+         * there may lie anywhere up to the highest. */
+        ll_putf(buf, len, at,
+                "saturation knee: at or above %.3g req/s offered (the steps cannot place it "
+                "higher: add a rate between %.3g and %.3g req/s; completions follow at slope "
+                "%.2f below it, %.2f above)\n",
+                fd->knee.knee_x, fd->knee.knee_x, fd->knee.beyond_x,
+                fabs(fd->knee.slope_below) < 0.005 ? 0 : fd->knee.slope_below,
+                fabs(fd->knee.slope_above) < 0.005 ? 0 : fd->knee.slope_above);
+    else if (fd->knee.found)
         ll_putf(buf, len, at,
                 "saturation knee: %.3g req/s offered (completions follow at slope %.2f below it, "
                 "%.2f above; %.3g req/s at the knee)\n",

@@ -184,7 +184,7 @@ void fit_knee(const double *x, const double *y, size_t n, struct fit_knee *out)
     double *xs = ll_malloc(n * sizeof *xs);
     memcpy(xs, x, n * sizeof *xs);
     qsort(xs, n, sizeof *xs, cmp_double);
-    double k0 = xs[1], k1 = xs[n - 2];
+    double k0 = xs[1], k1 = xs[n - 2], hi = xs[n - 1];
     free(xs);
     if (!(k1 > k0))
         return;
@@ -202,6 +202,8 @@ void fit_knee(const double *x, const double *y, size_t n, struct fit_knee *out)
     }
     out->found = isfinite(out->sse) && out->slope_below > 0 &&
                  out->slope_above < 0.5 * out->slope_below;
+    out->edge = out->knee_x >= k1;
+    out->beyond_x = out->edge ? hi : 0;
 }
 
 void fit_mean_ci95(const double *v, uint32_t n, double *mean, double *ci)

@@ -46,11 +46,18 @@ struct fit_knee {
     double slope_above;          /* b + c */
     double y_at_knee;            /* a + b k */
     double sse;                  /* residual sum of squares */
+    /* 1 when k is at the top of its range (the second largest x): with
+     * completions still on the line there, the knee may lie anywhere up
+     * to beyond_x (the largest x). A k at the bottom is where the data
+     * bend: the points below it are on the line. */
+    int edge;
+    double beyond_x;
 };
 
 /* Fit the hinge to n points (x need not be sorted; n >= 4 for a result;
- * k ranges between the second smallest and the second largest x). Fills
- * *out (found 0 when n < 4 or no bend). */
+ * k ranges between the second smallest and the second largest x, and
+ * edge says when it ends on the largest). Fills *out (found 0 when n < 4 or
+ * no bend). */
 void fit_knee(const double *x, const double *y, size_t n, struct fit_knee *out);
 
 /* The mean of v[0..n) into *mean, and into *ci the half-width of its 95%

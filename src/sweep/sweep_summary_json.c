@@ -374,6 +374,8 @@ static json_t *findings_json(const struct sweep_findings *fd, const struct sweep
     jset(f, "knee_rps", fd->knee.found ? json_real(fd->knee.knee_x) : json_null());
     jset(f, "knee_slope_below", jnum(fd->knee.slope_below));
     jset(f, "knee_slope_above", jnum(fd->knee.slope_above));
+    jset(f, "knee_upper_rps",
+         fd->knee.found && fd->knee.edge ? json_real(fd->knee.beyond_x) : json_null());
     jset(f, "first_limit", first_limit_json(&fd->first_limit));
     jset(f, "operate_at_rps", fd->capacity_found ? json_real(fd->operate_rps) : json_null());
     jset(f, "headroom", json_real(set->headroom));

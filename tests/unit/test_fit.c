@@ -149,6 +149,30 @@ static void test_knee_saturating(void **state)
     fit_knee(xu, yu, 6, &k);
     assert_true(k.found);
     ASSERT_NEAR(k.knee_x, 12.0, 0.05);
+    assert_int_equal(k.edge, 0);
+}
+
+/* The fit places k between the second smallest and the second largest
+ * x: completions still rising at 20 of {5, 10, 20, 40} (y 29 at 40: the
+ * ceiling near 28) fit a knee at 20 exactly as a ceiling of 20 does, and
+ * edge says the knee may lie anywhere up to 40. A bend at the bottom of
+ * the range is where the data bend. */
+static void test_knee_at_edge(void **state)
+{
+    double x[] = {5, 10, 20, 40}, up[] = {5, 10, 20, 29}, flat[] = {5, 10, 20, 20};
+    struct fit_knee k;
+    fit_knee(x, up, 4, &k);
+    assert_true(k.found);
+    ASSERT_NEAR(k.knee_x, 20, 1e-9);
+    assert_int_equal(k.edge, 1);
+    ASSERT_NEAR(k.beyond_x, 40, 0);
+    fit_knee(x, flat, 4, &k);
+    assert_int_equal(k.edge, 1);
+    double low[] = {5, 10, 10, 10};
+    fit_knee(x, low, 4, &k);
+    assert_true(k.found);
+    ASSERT_NEAR(k.knee_x, 10, 1e-9);
+    assert_int_equal(k.edge, 0);
 }
 
 /* A constructed two-slope series: y = 5 + 2x up to x = 10, then slope 0.25
@@ -189,4 +213,5 @@ static void test_knee_none(void **state)
 }
 
 UNIT_TESTS(test_ci_ranks_median_table, test_ci_ranks_p99, test_t975_table, test_mean_ci95,
-           test_slope, test_solve3, test_knee_saturating, test_knee_two_slopes, test_knee_none)
+           test_slope, test_solve3, test_knee_saturating, test_knee_two_slopes, test_knee_at_edge,
+           test_knee_none)

@@ -1187,6 +1187,20 @@ static void test_findings_knee_slope_off(void **state)
     assert_true(s->fd.knee.found);
     assert_false(s->fd.knee_slope_off);
     ASSERT_NEAR(s->fd.knee.knee_x, 10, 0.05);
+    assert_int_equal(s->fd.knee.edge, 0);
+    assert_null(strstr(s->text, "at or above"));
+    /* Still rising at the second highest step: the fit cannot place a
+     * knee above 14, so it says "at or above" and where to add a step. */
+    static const double late[8] = {2, 4, 6, 8, 10, 12, 14, 14.5};
+    for (size_t i = 0; i < 8; i++)
+        sweep_step_free(&s->steps[i]);
+    knee_run(s, rates, late);
+    assert_true(s->fd.knee.found);
+    assert_int_equal(s->fd.knee.edge, 1);
+    if (!strstr(s->text, "saturation knee: at or above 14 req/s offered (the steps cannot place "
+                         "it higher: add a rate between 14 and 16 req/s; completions follow at "
+                         "slope 1.00 below it, 0.25 above)\n"))
+        fail_msg("%s", s->text);
 }
 
 /* Capacity: points 2, 4, 6 pass, 8 fails (TTFT), 10 fails: capacity 6 and
