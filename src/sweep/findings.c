@@ -321,6 +321,11 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
         }
         if (!sweep_step_judged(&steps[i])) /* the client's figures, or a cut window */
             continue;
+        if (out->capacity_found && steps[i].f.offered_rps > out->capacity_rps &&
+            steps[i].completed_rps > out->ceiling_rps) {
+            out->ceiling_rps = steps[i].completed_rps;
+            out->ceiling_at_rps = steps[i].f.offered_rps;
+        }
         /* A light step carried less than its offered rate (seed 3's 14
          * req/s step sent 8/s): at its offered x it would pull the slope
          * below the knee down. */
@@ -330,6 +335,8 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
         y[m] = steps[i].completed_rps;
         m++;
     }
+    if (!(out->ceiling_rps > 0 && out->capacity_rps > SWEEP_CEILING_MARGIN * out->ceiling_rps))
+        out->ceiling_rps = out->ceiling_at_rps = 0;
     knee_fit(x, y, m, out);
     free(x);
     free(y);
@@ -452,6 +459,13 @@ static void put_capacity(const struct sweep_findings *fd, const struct sweep_set
                 "stops at the first failure%s\n",
                 fd->passed_above_rps, fd->next_fail_rps, rerun);
     }
+    if (fd->ceiling_rps > 0)
+        ll_putf(buf, len, at,
+                "above the ceiling: the capacity %.4g req/s is more than the server completed "
+                "when offered more (%.3g req/s at %.4g req/s): it did not sustain that rate, "
+                "and the pass rests on a light draw or a short step; count on %.3g req/s at "
+                "most\n",
+                fd->capacity_rps, fd->ceiling_rps, fd->ceiling_at_rps, fd->ceiling_rps);
     if (fd->n_unknown) {
         char whose[512];
         sweep_late_whose_list(fd->unknown_rps, fd->unknown_cause, fd->n_unknown, whose,

@@ -371,6 +371,8 @@ static json_t *findings_json(const struct sweep_findings *fd, const struct sweep
     }
     jset(f, "next_failing_reason",
          fd->next_fails ? json_string(fd->next_fail_reason) : json_null());
+    jset(f, "capacity_above_ceiling_rps",
+         fd->ceiling_rps > 0 ? json_real(fd->ceiling_rps) : json_null());
     jset(f, "knee_rps", fd->knee.found ? json_real(fd->knee.knee_x) : json_null());
     jset(f, "knee_slope_below", jnum(fd->knee.slope_below));
     jset(f, "knee_slope_above", jnum(fd->knee.slope_above));
