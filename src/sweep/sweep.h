@@ -51,9 +51,6 @@ extern const char *const sweep_pct_keys[SWEEP_NPCT]; /* "p50" ... "max" */
  * 1.10 (docs/sweep.md, "Findings", has the table). */
 #define SWEEP_KNEE_SLOPE_MIN 0.8
 #define SWEEP_KNEE_SLOPE_MAX 1.25
-/* A capacity more than this many times what a busier step completed per
- * second is above the server's measured ceiling (sweep_findings.ceiling_rps). */
-#define SWEEP_CEILING_MARGIN 1.05
 /* ...and a fall (or a plateau's shortfall) must be beyond the counting
  * noise of the two windows: the later count, given the two counts' sum,
  * is Binomial under "no fall", and the fall stands when its lower tail
@@ -772,6 +769,10 @@ struct sweep_endpoint_finding {
 size_t sweep_endpoint_findings(const struct sweep_step *steps, size_t n,
                                struct sweep_endpoint_finding *out);
 
+/* A capacity more than this many times what a busier step completed per
+ * second is above the server's measured ceiling (sweep_findings.ceiling_rps). */
+#define SWEEP_CEILING_MARGIN 1.05
+
 struct sweep_findings {
     int have_slo;
     int capacity_found;          /* 1: some point passed before the first failing one */
@@ -809,11 +810,11 @@ struct sweep_findings {
     int have_cut;                /* 1: a stop signal cut a step short: the search leaves
                                   * its rate out (not in unknown_rps) */
     double cut_rps;              /* that step's offered rate */
-    /* The most a judged step offered more than the capacity completed per
-     * second, and that step's offered rate, when the capacity is over
-     * SWEEP_CEILING_MARGIN above it: a pass at a rate the server did not
-     * sustain when offered more (a light draw or a short step); 0 = none. */
-    double ceiling_rps, ceiling_at_rps;
+    double ceiling_rps;          /* the most a judged step offered more than the capacity
+                                  * completed per second, when the capacity is over
+                                  * SWEEP_CEILING_MARGIN times it (a pass the server did not
+                                  * sustain: a light draw, a short step); 0 = none */
+    double ceiling_at_rps;       /* that step's offered rate */
     int capacity_coarse;         /* 1: an unknown rate lies between the capacity and the
                                   * first failing rate: the capacity is bracketed more
                                   * coarsely than the steps (the findings say so) */
