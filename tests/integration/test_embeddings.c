@@ -346,13 +346,7 @@ static void *emb_conn_main(void *arg)
 
 static void *emb_arg(int fd, void *ud)
 {
-    const struct emb_conn *proto = ud;
-    struct emb_conn *c = malloc(sizeof *c);
-    if (c) {
-        *c = *proto;
-        c->fd = fd;
-    }
-    return c;
+    return harness_conn_copy(ud, sizeof(struct emb_conn), offsetof(struct emb_conn, fd), fd);
 }
 
 /* Start this file's server in mode m: its URL (…/v1) into url. */
