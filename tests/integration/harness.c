@@ -1412,3 +1412,15 @@ double harness_sim_metric_sum(const struct harness_sim *s, const char *name, int
         *n = count;
     return sum;
 }
+
+/* ---- dupintb ---------------------------------------------------------- */
+
+void *harness_conn_copy(const void *proto, size_t size, size_t fd_offset, int fd)
+{
+    char *c = malloc(size);
+    if (c) {
+        memcpy(c, proto, size);
+        memcpy(c + fd_offset, &fd, sizeof fd);
+    }
+    return c;
+}

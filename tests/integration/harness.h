@@ -547,4 +547,12 @@ int harness_run_tests(const struct CMUnitTest *tests, size_t n);
         return harness_run_group(tests);                  \
     }
 
+/* ---- dupintb ---------------------------------------------------------- */
+
+/* A make_arg for harness_serve_forever when a connection's thread needs
+ * the server's settings as well as its fd: a malloc'd copy of the size
+ * bytes at proto (the server's own struct, passed as ud), with the int at
+ * fd_offset in it set to fd. NULL when out of memory; the thread frees it. */
+void *harness_conn_copy(const void *proto, size_t size, size_t fd_offset, int fd);
+
 #endif

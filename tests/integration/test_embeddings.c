@@ -346,13 +346,7 @@ static void *emb_conn_main(void *arg)
 
 static void *emb_arg(int fd, void *ud)
 {
-    const struct emb_conn *proto = ud;
-    struct emb_conn *c = malloc(sizeof *c);
-    if (c) {
-        *c = *proto;
-        c->fd = fd;
-    }
-    return c;
+    return harness_conn_copy(ud, sizeof(struct emb_conn), offsetof(struct emb_conn, fd), fd);
 }
 
 /* Start this file's server in mode m: its URL (…/v1) into url. */
@@ -529,6 +523,9 @@ static void test_calibration_advice(void **state)
     harness_results_free(dir);
 }
 
+/* The sim of the sweep and compare tests below: 2 ms a step. */
+static const char *const step_2ms[] = {"--step-base", "2ms", NULL};
+
 /* llmload sweep --api openai-embeddings against the sim: its load steps
  * and the recovery step are in summary.json with E2E and no TTFT (null),
  * and report.html has the E2E
@@ -537,8 +534,7 @@ static void test_calibration_advice(void **state)
 static void test_sweep_report(void **state)
 {
     harness_tmp_begin();
-    const char *sargs[] = {"--step-base", "2ms", NULL};
-    harness_cur_sim_start(sargs);
+    harness_cur_sim_start(step_2ms);
     const char *args[] = {
         "--api", "openai-embeddings", "--rates", "10,20", "--batch", "2", "--step-duration",
         "2s",    "--warmup",          "1s",      "--slo", "e2e=2s",  NULL};
@@ -575,8 +571,7 @@ static void test_sweep_report(void **state)
 static void test_compare_rows(void **state)
 {
     harness_tmp_begin();
-    const char *sargs[] = {"--step-base", "2ms", NULL};
-    harness_cur_sim_start(sargs);
+    harness_cur_sim_start(step_2ms);
     const char *fixed[] = {"--api", "openai-embeddings", "--rate", "40",           "--requests",
                            "40",    "--batch",           "2",      "--no-metrics", NULL};
     const char *a[] = {"--seed", "1", NULL};
@@ -607,7 +602,7 @@ static void test_compare_rows(void **state)
 
     /* Another --batch is other work: refused, naming it (run.json's
      * config.batch). */
-    harness_cur_sim_start(sargs);
+    harness_cur_sim_start(step_2ms);
     const char *c3[] = {"--seed", "3", "--batch", "3", NULL};
     char *dc = harness_run_client(fixed, c3, HARNESS_RC_OK_OR_INVALID, NULL);
     harness_sim_stop(&harness_cur_sim);

@@ -218,8 +218,7 @@ static json_t *guard_run(const char *name, const char *total, const char *const 
 static void test_spend_guard_exact_multiple(void **state)
 {
     harness_tmp_begin();
-    const char *sargs[] = {"--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
+    harness_instant_sim_start();
     const char *extra[] = {"--duration", "2s", NULL};
     struct client_res res;
     json_t *s = guard_run("r", "1000", extra, 10, &res);
@@ -246,8 +245,7 @@ static void test_spend_guard_exact_multiple(void **state)
 static void test_spend_guard_not_a_multiple(void **state)
 {
     harness_tmp_begin();
-    const char *sargs[] = {"--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
+    harness_instant_sim_start();
     const char *extra[] = {"--duration", "2s", "--threads", "2", NULL};
     struct client_res res;
     json_t *s = guard_run("r", "1049", extra, 10, &res);
@@ -368,8 +366,7 @@ static int pause_client(pid_t pid, const char *dir, int lead_ms)
 static void test_invalid_when_client_paused(void **state)
 {
     harness_tmp_begin();
-    const char *sargs[] = {"--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
+    harness_instant_sim_start();
     struct client_res res;
     pid_t pid = client_start(sim_url(), "r", selfcheck_args, &res);
     /* run.json is written just before the driver starts its clock. */
@@ -677,8 +674,7 @@ static void connect_timeout_case(void **state)
 static void test_sweep_step_invalid_when_client_paused(void **state)
 {
     harness_tmp_begin();
-    const char *sargs[] = {"--profile", "instant", NULL};
-    harness_cur_sim_start(sargs);
+    harness_instant_sim_start();
     struct client_res res;
     memset(&res, 0, sizeof res);
     harness_tmp_path(res.dir, sizeof res.dir, "sw");

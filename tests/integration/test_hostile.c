@@ -845,11 +845,7 @@ static void *conn_main(void *arg)
  * holds them (harness_serve_forever). */
 static void *hostile_arg(int fd, void *ud)
 {
-    const struct conn *proto = ud;
-    struct conn *c = malloc(sizeof *c);
-    if (c)
-        *c = (struct conn){.fd = fd, .mode = proto->mode, .port = proto->port};
-    return c;
+    return harness_conn_copy(ud, sizeof(struct conn), offsetof(struct conn, fd), fd);
 }
 
 /* Start the hostile server on 127.0.0.1:port (0 = any free port) into

@@ -790,13 +790,16 @@ static void words(char *buf, size_t len, int n)
 }
 
 /* POST to path a body of fmt (which holds one %s: the prompt) with a
- * prompt of n words (words), into *r. */
-static void post_words(int port, const char *path, const char *fmt, int n, struct resp *r)
+ * prompt of n words (words), into *r. Fails the test, naming the path and
+ * n, unless the answer's status is want. */
+static void post_words(int port, const char *path, const char *fmt, int n, int want, struct resp *r)
 {
     char prompt[128], body[512];
     words(prompt, sizeof prompt, n);
     snprintf(body, sizeof body, fmt, prompt);
     post_exchange(port, path, body, r);
+    if (r->status != want)
+        fail_msg("POST %s with a prompt of %d words: status %d, want %d", path, n, r->status, want);
 }
 
 /* --context-tokens 20: /v1/models says so; a prompt of 20 or more gets
@@ -822,8 +825,7 @@ static void test_context_limit(void **state)
     post_words(s->port, "/v1/completions",
                "{\"prompt\":\"%s\",\"stream\":true,\"max_tokens\":10,"
                "\"ignore_eos\":true,\"stream_options\":{\"include_usage\":true}}",
-               15, &r);
-    assert_int_equal(r.status, 200);
+               15, 200, &r);
     char **ev;
     size_t n = sse_events(r.body, &ev);
     assert_int_equal(n, 5 + 3); /* 5 tokens, the finish, usage, [DONE] */
@@ -842,8 +844,7 @@ static void test_context_limit(void **state)
     post_words(s->port, "/v1/chat/completions",
                "{\"messages\":[{\"role\":\"user\",\"content\":\"%s\"}],"
                "\"max_tokens\":50}",
-               19, &r);
-    assert_int_equal(r.status, 200);
+               19, 200, &r);
     j = parse_json(r.body);
     c0 = json_array_get(json_object_get(j, "choices"), 0);
     assert_string_equal(json_string_value(json_object_get(c0, "finish_reason")), "length");
@@ -853,16 +854,14 @@ static void test_context_limit(void **state)
 
     /* Within the context: max_tokens as asked. */
     post_words(s->port, "/v1/completions",
-               "{\"prompt\":\"%s\",\"max_tokens\":10,\"ignore_eos\":true}", 10, &r);
-    assert_int_equal(r.status, 200);
+               "{\"prompt\":\"%s\",\"max_tokens\":10,\"ignore_eos\":true}", 10, 200, &r);
     j = parse_json(r.body);
     assert_int_equal(jint(j, "usage", "completion_tokens"), 10);
     json_decref(j);
     resp_free(&r);
 
     /* A prompt of 20: no room for one token. */
-    post_words(s->port, "/v1/completions", "{\"prompt\":\"%s\",\"max_tokens\":1}", 20, &r);
-    assert_int_equal(r.status, 400);
+    post_words(s->port, "/v1/completions", "{\"prompt\":\"%s\",\"max_tokens\":1}", 20, 400, &r);
     assert_non_null(strstr(r.body, "\"code\":\"context_length_exceeded\""));
     assert_non_null(strstr(r.body, "request (20 tokens) exceeds the available context size "
                                    "(20 tokens), try increasing it"));
