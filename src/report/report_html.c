@@ -352,6 +352,21 @@ static void report_limit_cards(struct strbuf *b, const struct report *r)
     strbuf_free(&d);
 }
 
+/* One peak's card: its value, then "<lead><x> req/s<judged>" beneath, x
+ * the load it was reached at; "none" when no judged step had one. */
+static void report_peak_card(struct strbuf *b, const char *cls, const char *key, double peak,
+                             const char *unit, const char *lead, double x, const char *judged)
+{
+    struct strbuf d;
+    strbuf_init(&d);
+    strbuf_puts(&d, lead);
+    report_put_value(&d, x);
+    strbuf_puts(&d, " req/s");
+    strbuf_puts(&d, judged);
+    report_card(b, cls, key, peak, unit, "none", d.data);
+    strbuf_free(&d);
+}
+
 /* The cards of the peaks over the judged steps, recovery included:
  * goodput and output tokens/s, each with the load it was reached at (the
  * first step on ties). The only statistic the page computes. An INVALID
@@ -378,22 +393,10 @@ static void report_peak_cards(struct strbuf *b, const struct report *r)
             peak_out_x = report_step_x(r, s);
         }
     }
-    struct strbuf d;
-    strbuf_init(&d);
     const char *judged = left_out ? "; INVALID and cut steps left out" : "";
-    strbuf_puts(&d, "requests/s completed within SLO, at ");
-    report_put_value(&d, peak_good_x);
-    strbuf_puts(&d, " req/s");
-    strbuf_puts(&d, judged);
-    report_card(b, "good", "Peak goodput", peak_good, "req/s", "none", d.data);
-
-    strbuf_clear(&d);
-    strbuf_puts(&d, "at ");
-    report_put_value(&d, peak_out_x);
-    strbuf_puts(&d, " req/s");
-    strbuf_puts(&d, judged);
-    report_card(b, "tput", "Peak output", peak_out, "tokens/s", "none", d.data);
-    strbuf_free(&d);
+    report_peak_card(b, "good", "Peak goodput", peak_good, "req/s",
+                     "requests/s completed within SLO, at ", peak_good_x, judged);
+    report_peak_card(b, "tput", "Peak output", peak_out, "tokens/s", "at ", peak_out_x, judged);
 }
 
 /* The four cards, then the sweep's findings in words when there are any. */

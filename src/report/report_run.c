@@ -498,6 +498,16 @@ static size_t run_count_rows(struct strbuf *b, const json_t *o, const char *pref
     return n;
 }
 
+/* The start of a two-column table, up to its <tbody>: what, then the ok
+ * requests of each. */
+static void run_ok_table_open(struct strbuf *b, const char *id, const char *what)
+{
+    strbuf_printf(b,
+                  "<div class=\"tablewrap\"><table id=\"%s\"><thead><tr><th class=\"l\">%s</th>"
+                  "<th>ok requests</th></tr></thead>\n<tbody>\n",
+                  id, what);
+}
+
 /* The output tokens of the ok requests, as the terminal's throughput
  * lines give them: where their counts came from (tokens.source: the
  * usage object, per-chunk usage, or counted events, a lower bound) and
@@ -512,16 +522,12 @@ static void run_output_tokens(struct strbuf *b, const json_t *sum)
         return;
     strbuf_puts(b, "<h2>Output tokens</h2>\n<section class=\"grid\">\n");
     if (json_is_object(src)) {
-        strbuf_puts(b, "<div class=\"tablewrap\"><table id=\"tokens-source\"><thead><tr>"
-                       "<th class=\"l\">output tokens counted from</th><th>ok requests</th>"
-                       "</tr></thead>\n<tbody>\n");
+        run_ok_table_open(b, "tokens-source", "output tokens counted from");
         run_count_rows(b, src, "tokens.source", 1);
         strbuf_puts(b, "</tbody></table></div>\n");
     }
     if (json_is_object(fin)) {
-        strbuf_puts(b, "<div class=\"tablewrap\"><table id=\"finish\"><thead><tr>"
-                       "<th class=\"l\">finish_reason</th><th>ok requests</th></tr></thead>\n"
-                       "<tbody>\n");
+        run_ok_table_open(b, "finish", "finish_reason");
         run_count_rows(b, fin, "finish_reasons", 0);
         const json_t *cut = report_run_jpath(sum, "cut_short.count");
         if (json_is_number(cut)) {
@@ -622,6 +628,20 @@ static unsigned run_line_flags(size_t n)
     return n <= RUN_MARKERS_MAX ? SVG_LINE | SVG_MARKERS : SVG_LINE;
 }
 
+/* One line of a per-second chart: n points at x, y, with markers while
+ * they do not hide it. */
+static struct svg_series run_line(const char *key, const char *label, const double *x,
+                                  const double *y, size_t n, const char *color)
+{
+    return (struct svg_series){.key = key,
+                               .label = label,
+                               .x = x,
+                               .y = y,
+                               .n = n,
+                               .flags = run_line_flags(n),
+                               .color = color};
+}
+
 /* p50 and p99 per bucket (ns in p50/p99, drawn ms) at x = the bucket's
  * middle, s; buckets with nothing counted are left out. */
 static void run_pct_chart(struct strbuf *b, const struct report *r, const struct run_seconds *s,
@@ -644,25 +664,26 @@ static void run_pct_chart(struct strbuf *b, const struct report *r, const struct
     snprintf(k50, sizeof k50, "%s_p50", key);
     snprintf(k99, sizeof k99, "%s_p99", key);
     struct svg_series se[2] = {
-        {.key = k50,
-         .label = "p50",
-         .x = x,
-         .y = p50,
-         .n = k,
-         .flags = run_line_flags(k),
-         .color = REPORT_COLOR_P50},
-        {.key = k99,
-         .label = "p99",
-         .x = x,
-         .y = p99,
-         .n = k,
-         .flags = run_line_flags(k),
-         .color = REPORT_COLOR_P99},
+        run_line(k50, "p50", x, p50, k, REPORT_COLOR_P50),
+        run_line(k99, "p99", x, p99, k, REPORT_COLOR_P99),
     };
     run_second_chart(b, r, id, title, "ms", se, 2);
     free(x);
     free(p50);
     free(p99);
+}
+
+/* A wide figure of run_pct_chart's chart: its title, caption and the
+ * chart chart-<key>-time with lines <key>_p50 and <key>_p99. */
+static void run_pct_figure(struct strbuf *b, const struct report *r, const struct run_seconds *s,
+                           const double *p50_ns, const double *p99_ns, const char *key,
+                           const char *title, const char *caption)
+{
+    char id[64];
+    snprintf(id, sizeof id, "chart-%s-time", key);
+    report_figure_open(b, "wide", title, caption);
+    run_pct_chart(b, r, s, p50_ns, p99_ns, id, title, key);
+    report_figure_close(b);
 }
 
 /* Requests ended ok and failed per second, each bucket's mean. Only the
@@ -686,20 +707,8 @@ static void run_count_chart(struct strbuf *b, const struct report *r, const stru
         n++;
     }
     struct svg_series se[2] = {
-        {.key = "ok_per_s",
-         .label = "ok",
-         .x = x,
-         .y = ok,
-         .n = n,
-         .flags = run_line_flags(n),
-         .color = REPORT_COLOR_P50},
-        {.key = "failed_per_s",
-         .label = "failed",
-         .x = x,
-         .y = failed,
-         .n = n,
-         .flags = run_line_flags(n),
-         .color = REPORT_COLOR_P99},
+        run_line("ok_per_s", "ok", x, ok, n, REPORT_COLOR_P50),
+        run_line("failed_per_s", "failed", x, failed, n, REPORT_COLOR_P99),
     };
     run_second_chart(b, r, "chart-completions", "Requests ended per second", "requests/s", se, 2);
     free(x);
@@ -740,19 +749,13 @@ static void run_time_section(struct strbuf *b, const struct report *r, const str
     run_seconds_note(b, s);
     strbuf_puts(b, "<section class=\"grid\">\n");
     if (stream) {
-        report_figure_open(b, "wide", "TTFT per second",
-                           "p50 and p99 of the TTFT of the ok requests that ended in each "
-                           "second (hist.jsonl's windows, the warm-up left out); the grey "
-                           "line marks the warm-up's end, the start of the measured window.");
-        run_pct_chart(b, r, s, s->ttft_p50_ns, s->ttft_p99_ns, "chart-ttft-time", "TTFT per second",
-                      "ttft");
-        report_figure_close(b);
-        report_figure_open(b, "wide", "TPOT per second",
-                           "p50 and p99 of the TPOT of the ok requests that ended in each "
-                           "second: a pace that slows as the batch fills.");
-        run_pct_chart(b, r, s, s->tpot_p50_ns, s->tpot_p99_ns, "chart-tpot-time", "TPOT per second",
-                      "tpot");
-        report_figure_close(b);
+        run_pct_figure(b, r, s, s->ttft_p50_ns, s->ttft_p99_ns, "ttft", "TTFT per second",
+                       "p50 and p99 of the TTFT of the ok requests that ended in each "
+                       "second (hist.jsonl's windows, the warm-up left out); the grey "
+                       "line marks the warm-up's end, the start of the measured window.");
+        run_pct_figure(b, r, s, s->tpot_p50_ns, s->tpot_p99_ns, "tpot", "TPOT per second",
+                       "p50 and p99 of the TPOT of the ok requests that ended in each "
+                       "second: a pace that slows as the batch fills.");
     }
     report_figure_open(b, "wide", "Requests ended per second",
                        "Requests that ended ok, and otherwise, in each second of the measured "

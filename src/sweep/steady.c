@@ -113,36 +113,36 @@ int sweep_steady_verdict(const struct sweep_tail_test *tail, double inflight_gro
     return 1;
 }
 
-/* The order is the most lasting cause first: a replay is never judged,
- * whether or not a signal also cut it short. */
+/* The causes in a table, the most lasting first: a replay is never
+ * judged, whether or not a signal also cut it short. */
 int sweep_steady_unjudged(const struct sweep_steady_case *c, char *reason, size_t len)
 {
-    const char *why = NULL;
+    const struct {
+        int on;
+        const char *why;
+    } cause[] = {
+        {c->trace, "a replayed trace sends at its own times, so the offered load does not hold "
+                   "still over the window"},
+        {c->sessions, "under --sessions the requests in the system grow until the first "
+                      "sessions end, and later turns carry longer contexts, by design"},
+        {c->bursts, "--burst changes the offered rate within the window"},
+        {c->rate_changes, "the offered rate changes within the window (a ramp), so its halves "
+                          "were offered different loads"},
+        {c->no_first_token, "an embeddings answer comes in one piece, with no first token: both "
+                            "tests start from that time (the tail test's latency, the backlog "
+                            "test's fill-up)"},
+        {c->merged, "a merged run: the test needs one process's halves and in-flight series, "
+                    "which a merge does not rebuild (each shard's summary.json judges its own)"},
+        {c->interrupted, "a signal cut the offering short, and the drain that followed is part "
+                         "of the window"},
+    };
     if (len)
         reason[0] = '\0';
-    if (c->trace)
-        why = "a replayed trace sends at its own times, so the offered load does not hold "
-              "still over the window";
-    else if (c->sessions)
-        why = "under --sessions the requests in the system grow until the first sessions "
-              "end, and later turns carry longer contexts, by design";
-    else if (c->bursts)
-        why = "--burst changes the offered rate within the window";
-    else if (c->rate_changes)
-        why = "the offered rate changes within the window (a ramp), so its halves were "
-              "offered different loads";
-    else if (c->no_first_token)
-        why = "an embeddings answer comes in one piece, with no first token: both tests "
-              "start from that time (the tail test's latency, the backlog test's fill-up)";
-    else if (c->merged)
-        why = "a merged run: the test needs one process's halves and in-flight series, which "
-              "a merge does not rebuild (each shard's summary.json judges its own)";
-    else if (c->interrupted)
-        why = "a signal cut the offering short, and the drain that followed is part of the "
-              "window";
-    if (why) {
-        snprintf(reason, len, "not judged: %s", why);
-        return 1;
+    for (size_t i = 0; i < LL_ARRAY_LEN(cause); i++) {
+        if (cause[i].on) {
+            snprintf(reason, len, "not judged: %s", cause[i].why);
+            return 1;
+        }
     }
     if (c->stop_reason && c->stop_reason[0]) {
         snprintf(reason, len,
