@@ -62,10 +62,7 @@ static void hist_line(FILE *f, int sec, int ok, int failed, const uint64_t *v, s
 static char *render_fixture(void)
 {
     char path[] = "/tmp/test_report_run.XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
+    FILE *f = test_temp_file(path);
     static const uint64_t a[] = {10000000, 20000000}, b[] = {30000000}, c[] = {5000000};
     hist_line(f, 1, 2, 1, a, 2);
     hist_line(f, 2, 1, 0, c, 1);
@@ -180,10 +177,7 @@ static void test_long_run_thinned(void **state)
 {
     (void)state;
     char path[] = "/tmp/test_report_run.XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
+    FILE *f = test_temp_file(path);
     for (int sec = 0; sec < 3000; sec++) {
         uint64_t v = sec == 1 ? 90000000 : 10000000;
         hist_line(f, sec, 3, 0, &v, 1);
