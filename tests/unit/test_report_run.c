@@ -57,6 +57,22 @@ static void hist_line(FILE *f, int sec, int ok, int failed, const uint64_t *v, s
     hist_free(h);
 }
 
+/* Render summary text sum_text with hist.jsonl at hist_path. Caller frees. */
+static char *render_with(const char *sum_text, const char *hist_path)
+{
+    json_error_t je;
+    json_t *sum = json_loads(sum_text, 0, &je);
+    if (sum == NULL)
+        fail_msg("summary: %s", je.text);
+    struct strbuf b;
+    strbuf_init(&b);
+    report_run_render(NULL, sum, hist_path, "/nonexistent/server_metrics.jsonl", &b);
+    json_decref(sum);
+    char *doc = ll_strdup(b.data);
+    strbuf_free(&b);
+    return doc;
+}
+
 /* Render the fixture; the hist.jsonl of two workers in second 1 and one
  * in second 2 goes through a temporary file. Caller frees. */
 static char *render_fixture(void)
@@ -68,17 +84,8 @@ static char *render_fixture(void)
     hist_line(f, 2, 1, 0, c, 1);
     hist_line(f, 1, 1, 0, b, 1);
     fclose(f);
-    json_error_t je;
-    json_t *sum = json_loads(fx_summary, 0, &je);
-    if (sum == NULL)
-        fail_msg("fixture: %s", je.text);
-    struct strbuf b_;
-    strbuf_init(&b_);
-    report_run_render(NULL, sum, path, "/nonexistent/server_metrics.jsonl", &b_);
+    char *doc = render_with(fx_summary, path);
     unlink(path);
-    json_decref(sum);
-    char *doc = ll_strdup(b_.data);
-    strbuf_free(&b_);
     return doc;
 }
 
@@ -107,12 +114,16 @@ static void test_tables_quote_summary(void **state)
 static void test_verdict_said(void **state)
 {
     (void)state;
+    static const char *const has[] = {
+        "INVALID: the load generator could not keep its schedule",
+        "sends &lt;late&gt; &amp; slow",
+        "TTFT p99 rose 3x",
+        "id=\"verdict\">INVALID",
+        "; not steady",
+        NULL,
+    };
     char *doc = render_fixture();
-    assert_non_null(strstr(doc, "INVALID: the load generator could not keep its schedule"));
-    assert_non_null(strstr(doc, "sends &lt;late&gt; &amp; slow"));
-    assert_non_null(strstr(doc, "TTFT p99 rose 3x"));
-    assert_non_null(strstr(doc, "id=\"verdict\">INVALID"));
-    assert_non_null(strstr(doc, "; not steady"));
+    assert_page(doc, has, NULL);
     free(doc);
 }
 
@@ -147,22 +158,6 @@ static void test_seconds_add_up(void **state)
         2);
     ASSERT_REL(ys[0], 20.0, 1.0 / 256);
     free(doc);
-}
-
-/* Render summary text sum_text with hist.jsonl at hist_path. Caller frees. */
-static char *render_with(const char *sum_text, const char *hist_path)
-{
-    json_error_t je;
-    json_t *sum = json_loads(sum_text, 0, &je);
-    if (sum == NULL)
-        fail_msg("summary: %s", je.text);
-    struct strbuf b;
-    strbuf_init(&b);
-    report_run_render(NULL, sum, hist_path, "/nonexistent/server_metrics.jsonl", &b);
-    json_decref(sum);
-    char *doc = ll_strdup(b.data);
-    strbuf_free(&b);
-    return doc;
 }
 
 static const char small_summary[] =
