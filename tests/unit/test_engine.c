@@ -277,17 +277,23 @@ static void test_embedding_prefill_only(void **state)
     engine_free(e);
 }
 
+/* An engine of test_engine_cfg() whose KV cache holds kv_tokens (in
+ * blocks of 16). Caller frees. */
+static struct engine *engine_with_kv(uint64_t kv_tokens)
+{
+    struct engine_config c = test_engine_cfg();
+    c.kv_tokens = kv_tokens;
+    return engine_new(&c);
+}
+
 /* Four blocks of KV: the second request fits only when the first is done. */
 static void test_kv_blocks_admission(void **state)
 {
-    struct engine_config c = test_engine_cfg();
-    struct engine *e;
+    struct engine *e = engine_with_kv(64);
     struct log l = {.n = 0};
     uint64_t id;
     struct engine_req big = {.prompt_tokens = 65, .max_tokens = 1, .ignore_eos = 1};
 
-    c.kv_tokens = 64;
-    e = engine_new(&c);
     assert_int_equal(engine_submit(e, 0, &big, &id), LL_E_RANGE);
     submit(e, 0, 40, 2, NULL, 0, 1); /* 3 blocks */
     submit(e, 0, 30, 1, NULL, 0, 2); /* 2 blocks, 1 free */
@@ -305,13 +311,10 @@ static void test_kv_blocks_admission(void **state)
  * 20 tokens exactly once, in order. */
 static void test_preemption(void **state)
 {
-    struct engine_config c = test_engine_cfg();
-    struct engine *e;
+    struct engine *e = engine_with_kv(64);
     struct log l = {.n = 0};
     uint64_t a[20], b[20];
 
-    c.kv_tokens = 64;
-    e = engine_new(&c);
     submit(e, 0, 16, 20, NULL, 0, 1);
     submit(e, 0, 16, 20, NULL, 0, 2);
     engine_advance(e, UINT64_MAX - 1, log_cb, &l);

@@ -506,15 +506,6 @@ static void test_chatbody_shared_layout(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tokens_rule),    cmocka_unit_test(test_png_decodes),
-        cmocka_unit_test(test_jpeg_decodes),   cmocka_unit_test(test_deterministic_unique),
-        cmocka_unit_test(test_header_size),    cmocka_unit_test(test_header_refusals),
-        cmocka_unit_test(test_sizes_grammar),  cmocka_unit_test(test_draws),
-        cmocka_unit_test(test_chatbody_parts), cmocka_unit_test(test_group_images),
-        cmocka_unit_test(test_prompt_parts),   cmocka_unit_test(test_chatbody_shared_layout),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS(test_tokens_rule, test_png_decodes, test_jpeg_decodes, test_deterministic_unique,
+           test_header_size, test_header_refusals, test_sizes_grammar, test_draws,
+           test_chatbody_parts, test_group_images, test_prompt_parts, test_chatbody_shared_layout)

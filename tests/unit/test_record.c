@@ -765,23 +765,12 @@ static void see_record(void *ud, const struct record *r)
     s->n++;
 }
 
-/* A new file made from the mkstemp template path (which it completes),
- * open for writing. */
-static FILE *temp_file(char *path)
-{
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
-    return f;
-}
-
 /* A file of records read whole, from an offset, with a blank line
  * skipped; a bad line stops it with path:line; a missing file is LL_E_IO. */
 static void test_read_file(void **state)
 {
     char path[] = "/tmp/test_record_XXXXXX";
-    FILE *f = temp_file(path);
+    FILE *f = test_temp_file(path);
     long second = 0;
     for (uint64_t i = 0; i < 3; i++) {
         struct record r;
@@ -832,7 +821,7 @@ static void test_read_repeated(void **state)
 {
     (void)state;
     char path[] = "/tmp/test_record_XXXXXX";
-    FILE *f = temp_file(path);
+    FILE *f = test_temp_file(path);
     static const struct {
         uint64_t id;
         int32_t step;

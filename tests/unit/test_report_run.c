@@ -57,31 +57,35 @@ static void hist_line(FILE *f, int sec, int ok, int failed, const uint64_t *v, s
     hist_free(h);
 }
 
+/* Render summary text sum_text with hist.jsonl at hist_path. Caller frees. */
+static char *render_with(const char *sum_text, const char *hist_path)
+{
+    json_error_t je;
+    json_t *sum = json_loads(sum_text, 0, &je);
+    if (sum == NULL)
+        fail_msg("summary: %s", je.text);
+    struct strbuf b;
+    strbuf_init(&b);
+    report_run_render(NULL, sum, hist_path, "/nonexistent/server_metrics.jsonl", &b);
+    json_decref(sum);
+    char *doc = ll_strdup(b.data);
+    strbuf_free(&b);
+    return doc;
+}
+
 /* Render the fixture; the hist.jsonl of two workers in second 1 and one
  * in second 2 goes through a temporary file. Caller frees. */
 static char *render_fixture(void)
 {
     char path[] = "/tmp/test_report_run.XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
+    FILE *f = test_temp_file(path);
     static const uint64_t a[] = {10000000, 20000000}, b[] = {30000000}, c[] = {5000000};
     hist_line(f, 1, 2, 1, a, 2);
     hist_line(f, 2, 1, 0, c, 1);
     hist_line(f, 1, 1, 0, b, 1);
     fclose(f);
-    json_error_t je;
-    json_t *sum = json_loads(fx_summary, 0, &je);
-    if (sum == NULL)
-        fail_msg("fixture: %s", je.text);
-    struct strbuf b_;
-    strbuf_init(&b_);
-    report_run_render(NULL, sum, path, "/nonexistent/server_metrics.jsonl", &b_);
+    char *doc = render_with(fx_summary, path);
     unlink(path);
-    json_decref(sum);
-    char *doc = ll_strdup(b_.data);
-    strbuf_free(&b_);
     return doc;
 }
 
@@ -110,12 +114,16 @@ static void test_tables_quote_summary(void **state)
 static void test_verdict_said(void **state)
 {
     (void)state;
+    static const char *const has[] = {
+        "INVALID: the load generator could not keep its schedule",
+        "sends &lt;late&gt; &amp; slow",
+        "TTFT p99 rose 3x",
+        "id=\"verdict\">INVALID",
+        "; not steady",
+        NULL,
+    };
     char *doc = render_fixture();
-    assert_non_null(strstr(doc, "INVALID: the load generator could not keep its schedule"));
-    assert_non_null(strstr(doc, "sends &lt;late&gt; &amp; slow"));
-    assert_non_null(strstr(doc, "TTFT p99 rose 3x"));
-    assert_non_null(strstr(doc, "id=\"verdict\">INVALID"));
-    assert_non_null(strstr(doc, "; not steady"));
+    assert_page(doc, has, NULL);
     free(doc);
 }
 
@@ -152,22 +160,6 @@ static void test_seconds_add_up(void **state)
     free(doc);
 }
 
-/* Render summary text sum_text with hist.jsonl at hist_path. Caller frees. */
-static char *render_with(const char *sum_text, const char *hist_path)
-{
-    json_error_t je;
-    json_t *sum = json_loads(sum_text, 0, &je);
-    if (sum == NULL)
-        fail_msg("summary: %s", je.text);
-    struct strbuf b;
-    strbuf_init(&b);
-    report_run_render(NULL, sum, hist_path, "/nonexistent/server_metrics.jsonl", &b);
-    json_decref(sum);
-    char *doc = ll_strdup(b.data);
-    strbuf_free(&b);
-    return doc;
-}
-
 static const char small_summary[] =
     "{\"schema\":\"llmload.summary/1\",\"window_ns\":3000000000000,\"warmup_ns\":0,"
     "\"requests\":{\"scheduled\":10,\"ok\":10,\"failed\":0}}";
@@ -180,10 +172,7 @@ static void test_long_run_thinned(void **state)
 {
     (void)state;
     char path[] = "/tmp/test_report_run.XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
+    FILE *f = test_temp_file(path);
     for (int sec = 0; sec < 3000; sec++) {
         uint64_t v = sec == 1 ? 90000000 : 10000000;
         hist_line(f, sec, 3, 0, &v, 1);

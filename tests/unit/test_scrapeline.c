@@ -14,6 +14,7 @@
 
 #include "metrics/scrape.h"
 #include "metrics/scrapeline.h"
+#include "testutil.h"
 #include "util/util.h"
 
 #define S LL_NS_PER_SEC
@@ -75,10 +76,7 @@ static void test_file_two_sources(void **state)
 {
     (void)state;
     char path[] = "/tmp/llmload-scrapeline-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
+    FILE *f = test_temp_file(path);
     fprintf(f, "{\"t_ns\":0,\"mono_ns\":900000000,\"dur_ns\":1000,\"ok\":false,\"error\":\"x\"}\n");
     gpu_line(f, "A", 1.0, 1, 100);
     gpu_line(f, "B", 1.1, 1, 1000);
@@ -143,10 +141,7 @@ static void test_ttft_too_many_bounds(void **state)
 {
     (void)state;
     char path[] = "/tmp/llmload-scrapeline-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    assert_non_null(f);
+    FILE *f = test_temp_file(path);
     for (int line = 0; line < 2; line++) {
         fprintf(f,
                 "{\"t_ns\":0,\"mono_ns\":%d000000000,\"dur_ns\":1000,\"ok\":true,"

@@ -3366,10 +3366,7 @@ static void test_class_facts_and_records(void **state)
 
     /* Records of the same step through a file: the same class figures. */
     char path[] = "/tmp/test_sweep_cls_XXXXXX";
-    int fdn = mkstemp(path);
-    assert_true(fdn >= 0);
-    FILE *f = fdopen(fdn, "w");
-    assert_non_null(f);
+    FILE *f = test_temp_file(path);
     for (uint64_t i = 0; i < 22; i++) {
         struct record r;
         record_init(&r, i);

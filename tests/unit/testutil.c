@@ -662,3 +662,14 @@ struct prom_scrape *test_prom_parse(const char *body)
     assert_non_null(s);
     return s;
 }
+
+/* dupunita: helpers from the duplicates clean-up (issue 14). */
+
+FILE *test_temp_file(char *path)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    return f;
+}

@@ -298,4 +298,11 @@ void assert_page(const char *doc, const char *const *has, const char *const *lac
  * every '&' a complete entity. Fails the test naming the offset. */
 void assert_well_formed(const char *doc);
 
+/* dupunita: helpers from the duplicates clean-up (issue 14). */
+
+/* A new file made from the mkstemp template path (which it completes),
+ * open for writing. Fails the test when it cannot be made. The caller
+ * closes it and unlinks path. */
+FILE *test_temp_file(char *path);
+
 #endif
