@@ -6,7 +6,6 @@
 #ifndef LL_TEST_H
 #define LL_TEST_H
 
-#include <cmocka.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* cmocka.h uses jmp_buf, va_list and size_t without including their headers:
+ * it stays in a block of its own, after them, where sorting cannot move it. */
+#include <cmocka.h>
 
 /* |a - b| <= tol, doubles. */
 #define ASSERT_NEAR(a, b, tol)                                                \
