@@ -1424,3 +1424,44 @@ void *harness_conn_copy(const void *proto, size_t size, size_t fd_offset, int fd
     }
     return c;
 }
+
+/* ---- branch dupinta: a client stopped part-way, a TLS server or a skip ---- */
+
+pid_t harness_cur_client;
+
+int harness_client_teardown(void **state)
+{
+    harness_cleanup((pid_t *const[]){&harness_cur_client, NULL});
+    return 0;
+}
+
+void harness_run_interrupted(char *dir, size_t len, const char *name, const char *const *args,
+                             unsigned ms)
+{
+    char url[160], outp[600], errp[600], leaf[128];
+    harness_sim_v1_start(url, sizeof url, NULL);
+    harness_tmp_path(dir, len, name);
+    snprintf(leaf, sizeof leaf, "%s.out", name);
+    harness_tmp_path(outp, sizeof outp, leaf);
+    snprintf(leaf, sizeof leaf, "%s.err", name);
+    harness_tmp_path(errp, sizeof errp, leaf);
+    struct harness_argv a = {.n = 0};
+    harness_argv_add(&a, (const char *const[]){"run", "--url", url, "--out", dir, "--quiet", NULL});
+    harness_argv_add(&a, args);
+    harness_cur_client = harness_spawn(a.v, outp, errp, -1, NULL, NULL);
+    harness_sleep_ms(ms);
+    assert_int_equal(kill(harness_cur_client, SIGINT), 0);
+    int st = harness_reap(harness_cur_client, 30000);
+    harness_cur_client = 0;
+    assert_int_equal(st, 130);
+}
+
+void harness_tls_server_or_skip(const char *cn, const char *san, char *url, size_t url_len,
+                                char *cert, size_t cert_len, pid_t *pid)
+{
+    const char *why;
+    if (harness_tls_server_start(cn, san, url, url_len, cert, cert_len, pid, &why) != 0) {
+        print_message("%s: TLS case skipped\n", why);
+        skip();
+    }
+}

@@ -555,4 +555,28 @@ int harness_run_tests(const struct CMUnitTest *tests, size_t n);
  * fd_offset in it set to fd. NULL when out of memory; the thread frees it. */
 void *harness_conn_copy(const void *proto, size_t size, size_t fd_offset, int fd);
 
+/* ---- branch dupinta: a client stopped part-way, a TLS server or a skip ---- */
+
+/* The client a test runs in the background (harness_run_interrupted), or
+ * 0; harness_client_teardown kills and reaps it when an assertion failed
+ * half-way. */
+extern pid_t harness_cur_client;
+
+/* cmocka teardown: harness_cleanup of harness_cur_client (it, the sim
+ * and harness_cur_tmp). Returns 0. */
+int harness_client_teardown(void **state);
+
+/* Start the default sim (harness_sim_v1_start), spawn `llmload run --url
+ * <sim>/v1 --out <tmp>/name --quiet args...` (args NULL-terminated) as
+ * harness_cur_client, its stdout and stderr into <tmp>/name.out and
+ * <tmp>/name.err, SIGINT it after ms milliseconds, and fail the test
+ * unless it exits 130 within 30 s. dir gets the results dir. */
+void harness_run_interrupted(char *dir, size_t len, const char *name, const char *const *args,
+                             unsigned ms);
+
+/* harness_tls_server_start, skipping the test (saying why) when openssl
+ * is missing or fails. */
+void harness_tls_server_or_skip(const char *cn, const char *san, char *url, size_t url_len,
+                                char *cert, size_t cert_len, pid_t *pid);
+
 #endif

@@ -42,6 +42,42 @@
 
 static struct harness_sim sims[2];
 
+/* Stop both sims (safe on one not running). */
+static void sims_stop(void)
+{
+    for (size_t i = 0; i < sizeof sims / sizeof sims[0]; i++)
+        harness_sim_stop(&sims[i]);
+}
+
+/* A comparison's places in the test's temporary directory: the
+ * baseline sweep's results in <tmp>/base, the candidate's in
+ * <tmp>/cand_name, compare's in <tmp>/cmp. */
+struct cmp_dirs {
+    char base[700], cand[700], out[700];
+};
+
+static void cmp_dirs_init(struct cmp_dirs *d, const char *cand_name)
+{
+    harness_tmp_path(d->base, sizeof d->base, "base");
+    harness_tmp_path(d->cand, sizeof d->cand, cand_name);
+    harness_tmp_path(d->out, sizeof d->out, "cmp");
+}
+
+/* Start sims[0] as the small sim (HARNESS_SMALL_SIM). */
+static void small_sim_start(void)
+{
+    const char *small[] = {HARNESS_SMALL_SIM, NULL};
+    assert_int_equal(harness_sim_start(&sims[0], small), 0);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sims_stop();
+    harness_tmp_end();
+    return 0;
+}
+
 /* The workload and the sweep's fixed flags: constant arrivals of 64
  * prompt and 16 output tokens (ignore_eos), no recovery step. */
 #define SWEEP_COMMON                                                                               \
@@ -124,29 +160,26 @@ static void test_compare_sweep_repeat_own_windows(void **state)
 {
     (void)state;
     harness_tmp_begin();
-    const char *small[] = {HARNESS_SMALL_SIM, NULL};
-    assert_int_equal(harness_sim_start(&sims[0], small), 0);
-    char base[700], rep[700], out[700];
-    harness_tmp_path(base, sizeof base, "base");
-    harness_tmp_path(rep, sizeof rep, "rep");
-    harness_tmp_path(out, sizeof out, "cmp");
+    small_sim_start();
+    struct cmp_dirs places;
+    cmp_dirs_init(&places, "rep");
     const char *fixed_hold[] = {"--rates", "8", "--step-duration", "2s", NULL};
-    sweep_ok(&sims[0], base, fixed_hold);
+    sweep_ok(&sims[0], places.base, fixed_hold);
     const char *auto_hold[] = {
         "--rates", "8", "--repeat", "2", "--step-duration", "auto:1s", "--max-step-duration",
         "3s",      NULL};
-    sweep_ok(&sims[0], rep, auto_hold);
+    sweep_ok(&sims[0], places.cand, auto_hold);
     harness_sim_stop(&sims[0]);
 
     int64_t win[8];
     size_t nw = 0;
-    double truth = tokens_per_s_truth(rep, 8, win, &nw);
+    double truth = tokens_per_s_truth(places.cand, 8, win, &nw);
     assert_int_equal(nw, 2);
     if (!(win[1] >= win[0] + 900000000LL))
         fail_msg("the premise: the second repeat holds longer (windows %lld and %lld ns)",
                  (long long)win[0], (long long)win[1]);
 
-    json_t *j = compare_run(base, rep, out, NULL, 0);
+    json_t *j = compare_run(places.base, places.cand, places.out, NULL, 0);
     json_t *rates = json_object_get(json_array_get(json_object_get(j, "candidates"), 0), "rates");
     assert_int_equal(json_array_size(rates), 1);
     json_t *r =
@@ -161,7 +194,6 @@ static void test_compare_sweep_repeat_own_windows(void **state)
     if (fabs(d - (c / b - 1)) > 1e-6)
         fail_msg("output tok/s diff %+.6f, its values say %+.6f", d, c / b - 1);
     json_decref(j);
-    harness_tmp_end();
 }
 
 /* Rewrite the hold rule's factor in sweep dir's run.json (config.sweep):
@@ -194,23 +226,19 @@ static void test_compare_sweep_slower_decode_sim(void **state)
 {
     (void)state;
     harness_tmp_begin();
-    const char *small[] = {HARNESS_SMALL_SIM, NULL};
+    small_sim_start();
     const char *slower[] = {HARNESS_SMALL_SIM, "--step-base", "24ms", NULL};
-    assert_int_equal(harness_sim_start(&sims[0], small), 0);
     assert_int_equal(harness_sim_start(&sims[1], slower), 0);
-    char base[700], slow[700], out[700];
-    harness_tmp_path(base, sizeof base, "base");
-    harness_tmp_path(slow, sizeof slow, "slow");
-    harness_tmp_path(out, sizeof out, "cmp");
+    struct cmp_dirs places;
+    cmp_dirs_init(&places, "slow");
     const char *ladder[] = {"--rates",      "4,8",   "--step-duration",
                             "3s",           "--slo", "tpot=23ms",
                             "--attainment", "50",    NULL};
-    sweep_ok(&sims[0], base, ladder);
-    sweep_ok(&sims[1], slow, ladder);
-    harness_sim_stop(&sims[0]);
-    harness_sim_stop(&sims[1]);
+    sweep_ok(&sims[0], places.base, ladder);
+    sweep_ok(&sims[1], places.cand, ladder);
+    sims_stop();
 
-    json_t *j = compare_run(base, slow, out, NULL, 0);
+    json_t *j = compare_run(places.base, places.cand, places.out, NULL, 0);
     json_t *b = json_object_get(j, "baseline");
     json_t *c = json_array_get(json_object_get(j, "candidates"), 0);
     json_t *bc = json_object_get(b, "capacity"), *cc = json_object_get(c, "capacity");
@@ -251,7 +279,7 @@ static void test_compare_sweep_slower_decode_sim(void **state)
     /* --fail-on capacity:-10%: the capacity fell by more, outside the
      * brackets: exit 1, said on stderr, and the candidate's fail_on. */
     const char *gate[] = {"--fail-on", "capacity:-10%", NULL};
-    j = compare_run(base, slow, out, gate, 1);
+    j = compare_run(places.base, places.cand, places.out, gate, 1);
     c = json_array_get(json_object_get(j, "candidates"), 0);
     assert_string_equal(harness_sval(json_array_get(json_object_get(c, "fail_on"), 0), "result"),
                         "fail");
@@ -263,9 +291,9 @@ static void test_compare_sweep_slower_decode_sim(void **state)
      * longer hold may turn, so the brackets apart are no verdict: same,
      * because short_steps, the interval unbounded above, and the gate
      * inconclusive (5), not failed. */
-    set_min_hold(base, 1000);
-    set_min_hold(slow, 1000);
-    j = compare_run(base, slow, out, gate, 5);
+    set_min_hold(places.base, 1000);
+    set_min_hold(places.cand, 1000);
+    j = compare_run(places.base, places.cand, places.out, gate, 5);
     b = json_object_get(j, "baseline");
     c = json_array_get(json_object_get(j, "candidates"), 0);
     assert_true(json_is_true(json_object_get(json_object_get(b, "capacity"), "on_short_steps")));
@@ -277,7 +305,6 @@ static void test_compare_sweep_slower_decode_sim(void **state)
     assert_string_equal(harness_sval(json_array_get(json_object_get(c, "fail_on"), 0), "result"),
                         "inconclusive");
     json_decref(j);
-    harness_tmp_end();
 }
 
 /* A sweep whose every step is empty (0.3 req/s, constant arrivals, a 1 s
@@ -292,22 +319,19 @@ static void test_compare_sweep_empty_steps_sim(void **state)
 {
     (void)state;
     harness_tmp_begin();
-    const char *small[] = {HARNESS_SMALL_SIM, NULL};
-    assert_int_equal(harness_sim_start(&sims[0], small), 0);
-    char base[700], empty[700], out[700];
-    harness_tmp_path(base, sizeof base, "base");
-    harness_tmp_path(empty, sizeof empty, "empty");
-    harness_tmp_path(out, sizeof out, "cmp");
+    small_sim_start();
+    struct cmp_dirs places;
+    cmp_dirs_init(&places, "empty");
     const char *ladder[] = {"--rates", "0.3,8", "--step-duration", "1s", "--slo", "ttft=5s", NULL};
     const char *low[] = {"--rates", "0.3", "--step-duration", "1s", "--slo", "ttft=5s", NULL};
-    sweep_ok(&sims[0], base, ladder);
-    sweep_exits(&sims[0], empty, low, 1); /* no step could be judged */
+    sweep_ok(&sims[0], places.base, ladder);
+    sweep_exits(&sims[0], places.cand, low, 1); /* no step could be judged */
     harness_sim_stop(&sims[0]);
 
-    /* The premise, from the sweeps' own summaries: 0.3 req/s is empty on
+    /* The premise, from the sweeps' own summaries: 0.3 req/s is places.cand on
      * both sides, 8 req/s (8 requests in its window) is not. */
-    json_t *sb = harness_json_load(base, "summary.json");
-    json_t *se = harness_json_load(empty, "summary.json");
+    json_t *sb = harness_json_load(places.base, "summary.json");
+    json_t *se = harness_json_load(places.cand, "summary.json");
     json_t *steps = json_object_get(sb, "steps");
     assert_string_equal(harness_sval(json_array_get(steps, 0), "verdict"), "empty");
     assert_string_not_equal(harness_sval(json_array_get(steps, 1), "verdict"), "empty");
@@ -316,7 +340,7 @@ static void test_compare_sweep_empty_steps_sim(void **state)
     json_decref(sb);
     json_decref(se);
 
-    json_t *j = compare_run(base, empty, out, NULL, 0);
+    json_t *j = compare_run(places.base, places.cand, places.out, NULL, 0);
     json_t *c = json_array_get(json_object_get(j, "candidates"), 0);
     json_t *cc = json_object_get(c, "capacity");
     printf("empty sweep's capacity: found %d, why %s; capacity verdict %s\n",
@@ -329,7 +353,6 @@ static void test_compare_sweep_empty_steps_sim(void **state)
                             "worse");
     assert_int_equal(json_array_size(json_object_get(c, "rates")), 0);
     json_decref(j);
-    harness_tmp_end();
 }
 
 /* Two Poisson sweeps of one default sim at 20 req/s for 3 s, seeds 5 and
@@ -391,7 +414,6 @@ static void test_compare_sweep_other_seeds_sim(void **state)
     assert_string_equal(harness_sval(r, "verdict"), "same");
     assert_true(json_is_true(json_object_get(k, "rates_per_scheduled")));
     json_decref(j);
-    harness_tmp_end();
 }
 
 /* Of dir's one step, from its records: the requests scheduled in its
@@ -471,7 +493,6 @@ static void test_compare_sweep_cold_start_sim(void **state)
     ASSERT_NEAR(harness_num(r, "baseline"), achieved[0], 1e-9 * achieved[0]);
     ASSERT_NEAR(harness_num(r, "candidate"), achieved[1], 1e-9 * achieved[1]);
     json_decref(j);
-    harness_tmp_end();
 }
 
 /* The sim with 8 sequences serves about 23 req/s of these (64 prompt, 16
@@ -482,6 +503,16 @@ static void test_compare_sweep_cold_start_sim(void **state)
 #define PAST_SIM "--max-num-seqs", "8", "--step-base", "20ms"
 #define PAST_LOW_SEED "1176"
 #define PAST_HIGH_SEED "135"
+
+/* Start sims[0] as that sim and sims[1] with a step twice as long (40
+ * ms): half its capacity. */
+static void past_sims_start(void)
+{
+    const char *fast[] = {PAST_SIM, NULL};
+    const char *slow[] = {"--max-num-seqs", "8", "--step-base", "40ms", NULL};
+    assert_int_equal(harness_sim_start(&sims[0], fast), 0);
+    assert_int_equal(harness_sim_start(&sims[1], slow), 0);
+}
 
 /* A sweep of sim at 40 req/s for 4 s with seed, into <tmp>/name (dir). */
 static void past_capacity_sweep(const struct harness_sim *sim, const char *seed, const char *name,
@@ -527,16 +558,12 @@ static void test_compare_sweep_past_capacity_sim(void **state)
 {
     (void)state;
     harness_tmp_begin();
-    const char *fast[] = {PAST_SIM, NULL};
-    const char *slow[] = {"--max-num-seqs", "8", "--step-base", "40ms", NULL};
-    assert_int_equal(harness_sim_start(&sims[0], fast), 0);
-    assert_int_equal(harness_sim_start(&sims[1], slow), 0);
+    past_sims_start();
     char low[700], high[700], slower[700];
     past_capacity_sweep(&sims[0], PAST_LOW_SEED, "low", low, sizeof low);
     past_capacity_sweep(&sims[0], PAST_HIGH_SEED, "high", high, sizeof high);
     past_capacity_sweep(&sims[1], PAST_HIGH_SEED, "slower", slower, sizeof slower);
-    harness_sim_stop(&sims[0]);
-    harness_sim_stop(&sims[1]);
+    sims_stop();
 
     /* The premise: the schedules' counts (a function of the seed), and
      * both sides past the capacity (they finished well under what they
@@ -593,7 +620,6 @@ static void test_compare_sweep_past_capacity_sim(void **state)
         assert_string_equal(harness_sval(r, "verdict"), "worse");
     }
     json_decref(j);
-    harness_tmp_end();
 }
 
 /* A candidate with half the capacity (a 40 ms step against 20 ms) whose
@@ -606,15 +632,11 @@ static void test_compare_sweep_half_capacity_fewer_arrivals_sim(void **state)
 {
     (void)state;
     harness_tmp_begin();
-    const char *fast[] = {PAST_SIM, NULL};
-    const char *slow[] = {"--max-num-seqs", "8", "--step-base", "40ms", NULL};
-    assert_int_equal(harness_sim_start(&sims[0], fast), 0);
-    assert_int_equal(harness_sim_start(&sims[1], slow), 0);
+    past_sims_start();
     char base[700], cand[700];
     past_capacity_sweep(&sims[0], PAST_HIGH_SEED, "base", base, sizeof base);
     past_capacity_sweep(&sims[1], PAST_LOW_SEED, "cand", cand, sizeof cand);
-    harness_sim_stop(&sims[0]);
-    harness_sim_stop(&sims[1]);
+    sims_stop();
 
     /* The premise: the candidate's schedule drew fewer arrivals (the
      * seed's counts). */
@@ -638,16 +660,6 @@ static void test_compare_sweep_half_capacity_fewer_arrivals_sim(void **state)
         assert_string_equal(harness_sval(r, "verdict"), "worse");
     }
     json_decref(j);
-    harness_tmp_end();
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < sizeof sims / sizeof sims[0]; i++)
-        harness_sim_stop(&sims[i]);
-    harness_tmp_end();
-    return 0;
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_compare_sweep_repeat_own_windows, teardown),

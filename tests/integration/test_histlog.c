@@ -15,10 +15,8 @@
  *
  * All traffic is to 127.0.0.1 at most 30 requests/s; about 20 s. */
 #include <jansson.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "harness.h"
 #include "measure/histlog.h"
@@ -194,14 +192,6 @@ static void test_sweep_windows_per_step(void **state)
     harness_results_free(dir);
 }
 
-static pid_t cur_client;
-
-static int teardown_client(void **state)
-{
-    harness_cleanup((pid_t *const[]){&cur_client, NULL});
-    return 0;
-}
-
 /* Every window of dir's hist.jsonl merged into t (initialised). */
 static void merge_dir(const char *dir, struct histlog_window *t)
 {
@@ -213,20 +203,10 @@ static void merge_dir(const char *dir, struct histlog_window *t)
 
 static void test_interrupt_keeps_windows(void **state)
 {
-    char url[160], dir[600], outp[600], errp[600];
-    harness_sim_v1_start(url, sizeof url, NULL);
-    harness_tmp_path(dir, sizeof dir, "r");
-    harness_tmp_path(outp, sizeof outp, "r.out");
-    harness_tmp_path(errp, sizeof errp, "r.err");
-    const char *a[] = {"run", "--url",     url, "--rate", "20", "--duration", "30s", "--warmup",
-                       "0",   "--threads", "2", "--out",  dir,  "--quiet",    NULL};
-    cur_client = harness_spawn(a, outp, errp, -1, NULL, NULL);
-    struct timespec ts = {.tv_sec = 3};
-    nanosleep(&ts, NULL);
-    assert_int_equal(kill(cur_client, SIGINT), 0);
-    int st = harness_reap(cur_client, 30000);
-    cur_client = 0;
-    assert_int_equal(st, 130);
+    char dir[600];
+    const char *a[] = {"--rate", "20",        "--duration", "30s", "--warmup",
+                       "0",      "--threads", "2",          NULL};
+    harness_run_interrupted(dir, sizeof dir, "r", a, 3000);
     struct histlog_window t;
     histlog_window_init(&t);
     merge_dir(dir, &t);
@@ -245,4 +225,4 @@ static void test_interrupt_keeps_windows(void **state)
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_run_windows_are_the_summary, harness_sim_teardown),
              cmocka_unit_test_teardown(test_sweep_windows_per_step, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_interrupt_keeps_windows, teardown_client))
+             cmocka_unit_test_teardown(test_interrupt_keeps_windows, harness_client_teardown))

@@ -57,36 +57,63 @@ static void replay_paths_start(const char *const *sargs, struct replay_paths *p)
     snprintf(p->url, sizeof p->url, "%s/v1", harness_cur_sim.url);
 }
 
+/* replay_paths_start with the instant sim (it answers at once). */
+static void replay_instant_start(struct replay_paths *p)
+{
+    replay_paths_start((const char *const[]){"--profile", "instant", NULL}, p);
+}
+
+/* Remove p's temporary dir with everything in it, and free it. */
+static void replay_paths_free(struct replay_paths *p)
+{
+    harness_rm_rf(p->dir);
+    free(p->dir);
+}
+
+/* `llmload replay <p's trace> --url <p's url> --out <p's out> --quiet
+ * extra...` (extra NULL-terminated, may be NULL), which must exit 0 or 1
+ * (INVALID when a wake-up was over 1 ms late). Returns its stdout (caller
+ * frees). */
+static char *replay_trace(const struct replay_paths *p, const char *const *extra)
+{
+    struct harness_argv a = {.n = 0};
+    harness_argv_add(&a, (const char *const[]){"replay", p->trace, "--url", p->url, "--out", p->out,
+                                               "--quiet", NULL});
+    harness_argv_add(&a, extra);
+    return harness_run_expect(a.v, 60, HARNESS_RC_OK_OR_INVALID, NULL);
+}
+
+/* Dump the schedule of `llmload run` at 150 req/s of n requests, seed 7,
+ * with the workload's flags (NULL-terminated), into p's trace (a dry
+ * run: nothing is sent). */
+static void replay_dump_schedule(const struct replay_paths *p, const char *n,
+                                 const char *const *workload)
+{
+    struct harness_argv a = {.n = 0};
+    harness_argv_add(&a, (const char *const[]){"run", "--url", p->url, "--rate", "150",
+                                               "--requests", n, "--seed", "7", NULL});
+    harness_argv_add(&a, workload);
+    harness_argv_add(&a, (const char *const[]){"--dump-schedule", p->trace, "--dry-run", NULL});
+    free(run_llmload(a.v, 0, 0));
+}
+
 /* Dump a 60-request schedule (lengths drawn from ranges), replay it with
  * --time-scale scale, and check every record against the dump: one per
  * entry, same id, sched_ns == round(dump sched_ns * scale), same prompt and
  * max tokens, and the sim's own prompt count equal to the requested one. */
 static void check_replay_of_dump(double scale, const char *scale_arg)
 {
-    const char *sargs[] = {"--profile", "instant", NULL};
     struct replay_paths rp;
-    replay_paths_start(sargs, &rp);
-    char *dir = rp.dir, *dump = rp.trace, *out = rp.out, *url = rp.url;
-
-    const char *run_args[] = {"run", "--url", url, "--rate", "150", "--requests", "60",
-                              "--seed", "7", "--prompt-tokens", "uniform:10,200",
-                              "--output-tokens", "uniform:2,20", "--dump-schedule", dump,
-                              "--dry-run", NULL};
-    free(run_llmload(run_args, 0, 0));
-    const char *rep_args[] = {"replay", dump, "--url", url, "--out", out, "--quiet",
-                              "--seed", "7", "--ignore-eos", "--time-scale", scale_arg, NULL};
-    int status = -1;
-    char *rep_out = NULL, *rep_err = NULL;
-    assert_int_equal(harness_run(rep_args, 60, &status, &rep_out, &rep_err), 0);
-    if (status != 0 && status != 1) /* 1: INVALID when a wake-up was over 1 ms late */
-        fail_msg("llmload replay exited %d\nstdout:\n%s\nstderr:\n%s", status, rep_out, rep_err);
-    free(rep_err);
+    replay_instant_start(&rp);
+    const char *lengths[] = {"--prompt-tokens", "uniform:10,200", "--output-tokens", "uniform:2,20",
+                             NULL};
+    replay_dump_schedule(&rp, "60", lengths);
+    const char *rep_args[] = {"--seed", "7", "--ignore-eos", "--time-scale", scale_arg, NULL};
+    char *rep_out = replay_trace(&rp, rep_args);
     harness_sim_teardown(NULL);
 
-    struct harness_recs *d = harness_recs_load(dump);
-    char path[700];
-    snprintf(path, sizeof path, "%s/requests.jsonl", out);
-    struct harness_recs *r = harness_recs_load(path);
+    struct harness_recs *d = harness_recs_load(rp.trace);
+    struct harness_recs *r = harness_requests_load(rp.out);
     assert_int_equal(d->n, 60);
     assert_int_equal(r->n, d->n);
     for (size_t i = 0; i < d->n; i++) {
@@ -103,7 +130,7 @@ static void check_replay_of_dump(double scale, const char *scale_arg)
                          harness_ival(want, "prompt_tokens"));
         assert_int_equal(harness_ival(got, "output_tokens"), harness_ival(want, "max_tokens"));
     }
-    json_t *s = harness_summary_load(out);
+    json_t *s = harness_summary_load(rp.out);
     /* A replay is never judged steady, and says why (the parent: a bare
      * null). */
     assert_true(harness_is_null(s, "steady"));
@@ -148,8 +175,7 @@ static void check_replay_of_dump(double scale, const char *scale_arg)
     json_decref(s);
     harness_recs_free(d);
     harness_recs_free(r);
-    harness_rm_rf(dir);
-    free(dir);
+    replay_paths_free(&rp);
 }
 
 /* A run's requests.jsonl replays as a trace: the replay offers every
@@ -182,8 +208,7 @@ static void test_replay_of_records(void **state)
 
     struct harness_recs *d = harness_recs_load(dump);
     struct harness_recs *run = harness_recs_load(path);
-    snprintf(path, sizeof path, "%s/requests.jsonl", rp.out);
-    struct harness_recs *r = harness_recs_load(path);
+    struct harness_recs *r = harness_requests_load(rp.out);
     assert_int_equal(d->n, 40);
     assert_int_equal(run->n, d->n);
     assert_int_equal(r->n, d->n);
@@ -205,8 +230,7 @@ static void test_replay_of_records(void **state)
     harness_recs_free(d);
     harness_recs_free(run);
     harness_recs_free(r);
-    harness_rm_rf(rp.dir);
-    free(rp.dir);
+    replay_paths_free(&rp);
 }
 
 static void test_replay_identical_to_dump(void **state)
@@ -231,17 +255,7 @@ static void test_dump_carries_prefix_and_cancel(void **state)
     (void)state;
     struct replay_paths rp;
     replay_paths_start(NULL, &rp);
-    char *dir = rp.dir, *dump = rp.trace, *out = rp.out, *url = rp.url;
-    const char *run_args[] = {"run",
-                              "--url",
-                              url,
-                              "--rate",
-                              "150",
-                              "--requests",
-                              "40",
-                              "--seed",
-                              "7",
-                              "--prompt-tokens",
+    const char *workload[] = {"--prompt-tokens",
                               "uniform:40,100",
                               "--prefix-fraction",
                               "0.5",
@@ -253,12 +267,9 @@ static void test_dump_carries_prefix_and_cancel(void **state)
                               "0.5",
                               "--cancel-after",
                               "30ms",
-                              "--dump-schedule",
-                              dump,
-                              "--dry-run",
                               NULL};
-    free(run_llmload(run_args, 0, 0));
-    struct harness_recs *d = harness_recs_load(dump);
+    replay_dump_schedule(&rp, "40", workload);
+    struct harness_recs *d = harness_recs_load(rp.trace);
     assert_int_equal(d->n, 40);
     size_t shared = 0, cancelled = 0;
     for (size_t i = 0; i < d->n; i++) {
@@ -279,13 +290,9 @@ static void test_dump_carries_prefix_and_cancel(void **state)
     /* about half each (the seed's draws; the premise, not the claim) */
     ASSERT_IN_RANGE(shared, 10, 30);
     ASSERT_IN_RANGE(cancelled, 10, 30);
-    const char *rep_args[] = {"replay", dump,      "--url",  url, "--out",
-                              out,      "--quiet", "--seed", "7", NULL};
-    free(run_llmload(rep_args, 0, 1));
+    free(replay_trace(&rp, (const char *const[]){"--seed", "7", NULL}));
     harness_sim_teardown(NULL);
-    char path[700];
-    snprintf(path, sizeof path, "%s/requests.jsonl", out);
-    struct harness_recs *r = harness_recs_load(path);
+    struct harness_recs *r = harness_requests_load(rp.out);
     assert_int_equal(r->n, d->n);
     for (size_t i = 0; i < d->n; i++) {
         json_t *want = d->items[i];
@@ -300,8 +307,7 @@ static void test_dump_carries_prefix_and_cancel(void **state)
     }
     harness_recs_free(d);
     harness_recs_free(r);
-    harness_rm_rf(dir);
-    free(dir);
+    replay_paths_free(&rp);
 }
 
 /* Requests of sim log path on each /v1 path: chat and completions. */
@@ -325,19 +331,19 @@ static void count_paths(const char *log, long *chat, long *completions)
 static void test_replay_of_classes_keeps_api_and_ignore_eos(void **state)
 {
     const char *sargs[] = {"--profile", "instant", NULL};
-    char log[600], wl[700], out1[700], path[800];
+    char log[600], wl[700], out1[700];
     harness_logged_sim_start(log, sizeof log, sargs);
     char url[200];
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    snprintf(wl, sizeof wl, "%s/w.json", harness_cur_tmp);
-    harness_write_file(wl, "{\"classes\": ["
-                           "{\"name\":\"chat\",\"weight\":3,\"prompt_tokens\":20,"
-                           "\"output_tokens\":4,\"api\":\"chat\",\"ignore_eos\":true},"
-                           "{\"name\":\"summarize\",\"weight\":1,\"prompt_tokens\":30,"
-                           "\"output_tokens\":3,\"api\":\"completions\",\"ignore_eos\":false}]}\n");
+    harness_tmp_file(wl, sizeof wl, "w.json",
+                     "{\"classes\": ["
+                     "{\"name\":\"chat\",\"weight\":3,\"prompt_tokens\":20,"
+                     "\"output_tokens\":4,\"api\":\"chat\",\"ignore_eos\":true},"
+                     "{\"name\":\"summarize\",\"weight\":1,\"prompt_tokens\":30,"
+                     "\"output_tokens\":3,\"api\":\"completions\",\"ignore_eos\":false}]}\n");
     char dump[700];
-    snprintf(dump, sizeof dump, "%s/dump.jsonl", harness_cur_tmp);
-    snprintf(out1, sizeof out1, "%s/r1", harness_cur_tmp);
+    harness_tmp_path(dump, sizeof dump, "dump.jsonl");
+    harness_tmp_path(out1, sizeof out1, "r1");
     const char *run_args[] = {"run",
                               "--url",
                               url,
@@ -366,7 +372,7 @@ static void test_replay_of_classes_keeps_api_and_ignore_eos(void **state)
     char log2[600], out2[700];
     harness_logged_sim_start(log2, sizeof log2, sargs);
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    snprintf(out2, sizeof out2, "%s/r2", harness_cur_tmp);
+    harness_tmp_path(out2, sizeof out2, "r2");
     const char *rep_args[] = {"replay", dump,      "--url",  url, "--out",
                               out2,     "--quiet", "--seed", "7", NULL};
     free(run_llmload(rep_args, 0, 1));
@@ -376,10 +382,8 @@ static void test_replay_of_classes_keeps_api_and_ignore_eos(void **state)
     assert_int_equal(rep_chat, run_chat);
     assert_int_equal(rep_cmpl, run_cmpl);
 
-    snprintf(path, sizeof path, "%s/requests.jsonl", out1);
-    struct harness_recs *a = harness_recs_load(path);
-    snprintf(path, sizeof path, "%s/requests.jsonl", out2);
-    struct harness_recs *b = harness_recs_load(path);
+    struct harness_recs *a = harness_requests_load(out1);
+    struct harness_recs *b = harness_requests_load(out2);
     assert_int_equal(a->n, 40);
     assert_int_equal(b->n, a->n);
     for (size_t i = 0; i < a->n; i++) {
@@ -403,7 +407,6 @@ static void test_replay_trace_fields(void **state)
 {
     struct replay_paths rp;
     replay_paths_start(NULL, &rp);
-    char path[700];
     /* "Write a \"haiku\"\nabout tabs:\t\\ok" splits into Write | a |
      * "haiku" | about | tabs: | \ok: 2 + 1 + 2 + 2 + 2 + 1 = 10 tokens. */
     harness_write_file(rp.trace,
@@ -415,13 +418,10 @@ static void test_replay_trace_fields(void **state)
                        "\"prefix_tokens\":32}\n"
                        "{\"t\":0.15,\"prompt_tokens\":40,\"output_tokens\":300,"
                        "\"cancel_after_ns\":100000000}\n");
-    const char *args[] = {"replay", rp.trace,  "--url",        rp.url, "--out",
-                          rp.out,   "--quiet", "--ignore-eos", NULL};
-    free(run_llmload(args, 0, 1));
+    free(replay_trace(&rp, (const char *const[]){"--ignore-eos", NULL}));
     harness_sim_teardown(NULL);
 
-    snprintf(path, sizeof path, "%s/requests.jsonl", rp.out);
-    struct harness_recs *r = harness_recs_load(path);
+    struct harness_recs *r = harness_requests_load(rp.out);
     assert_int_equal(r->n, 4);
     /* Sorted by time: the prompt line (t=0) is index 0. */
     json_t *p = by_id(r, "id", 0), *c = by_id(r, "id", 1), *x = by_id(r, "id", 2),
@@ -447,8 +447,7 @@ static void test_replay_trace_fields(void **state)
     assert_true(held >= 100 * MS && held < 400 * MS);
     assert_true(harness_ival(k, "output_tokens") < 300);
     harness_recs_free(r);
-    harness_rm_rf(rp.dir);
-    free(rp.dir);
+    replay_paths_free(&rp);
 }
 
 /* The class of row name in the "by class" table of out: its sched, ok
@@ -474,9 +473,8 @@ static void class_row(const char *out, const char *name, long *sched, long *ok, 
  * and the header names the command: "llmload replay: <trace>, ...". */
 static void test_replay_by_class(void **state)
 {
-    const char *sargs[] = {"--profile", "instant", NULL};
     struct replay_paths rp;
-    replay_paths_start(sargs, &rp);
+    replay_instant_start(&rp);
     char line[800];
     /* 13 lines, 10 ms apart: 4 "rag" (every third from the first), 8
      * "chat", and the last with no class. */
@@ -493,14 +491,8 @@ static void test_replay_by_class(void **state)
     assert_int_equal(want_rag, 4);
     assert_int_equal(want_chat, 8);
     harness_write_file(rp.trace, text);
-    const char *args[] = {"replay",  rp.trace,       "--url", rp.url,     "--out", rp.out,
-                          "--quiet", "--ignore-eos", "--slo", "ttft=10s", NULL};
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(args, 60, &status, &o, &e), 0);
+    char *o = replay_trace(&rp, (const char *const[]){"--ignore-eos", "--slo", "ttft=10s", NULL});
     harness_sim_teardown(NULL);
-    if (status != 0 && status != 1) /* 1: INVALID when a wake-up was over 1 ms late */
-        fail_msg("replay exited %d\nstdout:\n%s\nstderr:\n%s", status, o, e);
 
     snprintf(line, sizeof line, "llmload replay: %s, 13 requests, offsets x1", rp.trace);
     if (strncmp(o, line, strlen(line)) != 0)
@@ -536,9 +528,7 @@ static void test_replay_by_class(void **state)
     assert_int_equal(harness_ival(json_object_get(s, "requests"), "scheduled"), 13);
     json_decref(s);
     free(o);
-    free(e);
-    harness_rm_rf(rp.dir);
-    free(rp.dir);
+    replay_paths_free(&rp);
 }
 
 /* Bad input exits 2 before anything is sent, naming the file (and the
@@ -551,28 +541,20 @@ static void test_replay_by_class(void **state)
  * (the parent counted all 5: 12.50). */
 static void test_replay_trace_ends_before_duration(void **state)
 {
-    const char *sargs[] = {"--profile", "instant", NULL};
     struct replay_paths rp;
-    replay_paths_start(sargs, &rp);
-    char *dir = rp.dir, *trace = rp.trace, *out = rp.out, *url = rp.url;
-    harness_write_file(trace, "{\"sched_ns\":0,\"prompt_tokens\":10,\"max_tokens\":5}\n"
-                              "{\"sched_ns\":100000000,\"prompt_tokens\":10,\"max_tokens\":5}\n"
-                              "{\"sched_ns\":200000000,\"prompt_tokens\":10,\"max_tokens\":5}\n"
-                              "{\"sched_ns\":300000000,\"prompt_tokens\":10,\"max_tokens\":5}\n"
-                              "{\"sched_ns\":400000000,\"prompt_tokens\":10,\"max_tokens\":5}\n");
-    const char *args[] = {"replay", trace,     "--url",      url,   "--out",
-                          out,      "--quiet", "--duration", "20s", NULL};
-    int status = -1;
-    char *o = NULL, *e = NULL;
-    assert_int_equal(harness_run(args, 60, &status, &o, &e), 0);
-    if (status != 0 && status != 1)
-        fail_msg("llmload replay exited %d\nstdout:\n%s\nstderr:\n%s", status, o, e);
+    replay_instant_start(&rp);
+    harness_write_file(rp.trace,
+                       "{\"sched_ns\":0,\"prompt_tokens\":10,\"max_tokens\":5}\n"
+                       "{\"sched_ns\":100000000,\"prompt_tokens\":10,\"max_tokens\":5}\n"
+                       "{\"sched_ns\":200000000,\"prompt_tokens\":10,\"max_tokens\":5}\n"
+                       "{\"sched_ns\":300000000,\"prompt_tokens\":10,\"max_tokens\":5}\n"
+                       "{\"sched_ns\":400000000,\"prompt_tokens\":10,\"max_tokens\":5}\n");
+    char *o = replay_trace(&rp, (const char *const[]){"--duration", "20s", NULL});
     HARNESS_HAS(o, "throughput: offered 10.00 req/s (scheduled 10.00 req/s over the 400.00ms of "
                    "offering)");
     free(o);
-    free(e);
     harness_sim_teardown(NULL);
-    json_t *s = harness_summary_load(out);
+    json_t *s = harness_summary_load(rp.out);
     double window_s = (double)harness_ival(s, "window_ns") / 1e9;
     assert_true(window_s >= 0.4 && window_s < 5);
     json_t *thr = json_object_get(s, "throughput");
@@ -581,8 +563,7 @@ static void test_replay_trace_ends_before_duration(void **state)
     ASSERT_REL(harness_num(thr, "scheduled_offering_rate_per_s"), 10, 1e-9);
     ASSERT_REL(harness_num(thr, "completion_rate_per_s"), 5 / window_s, 1e-9);
     json_decref(s);
-    harness_rm_rf(dir);
-    free(dir);
+    replay_paths_free(&rp);
 }
 
 /* Replay trace (dir/trace.jsonl, written from text) in 2 shards with
@@ -634,9 +615,8 @@ static void replay_shards_merge(const struct replay_paths *rp, const char *text,
  * shards hold positions 0, 2 and 1, and the merge is complete too. */
 static void test_replay_indexed_shards_merge(void **state)
 {
-    const char *sargs[] = {"--profile", "instant", NULL};
     struct replay_paths rp;
-    replay_paths_start(sargs, &rp);
+    replay_instant_start(&rp);
     replay_shards_merge(&rp,
                         "{\"index\":0,\"t\":0,\"prompt_tokens\":10,\"output_tokens\":5}\n"
                         "{\"index\":1000000000000,\"t\":0.05,\"prompt_tokens\":10,"
@@ -650,8 +630,7 @@ static void test_replay_indexed_shards_merge(void **state)
                         "{\"index\":1,\"t\":5,\"prompt_tokens\":10,\"output_tokens\":5}\n",
                         (const char *const[]){"--duration", "1s", NULL}, 2, 1);
     harness_sim_teardown(NULL);
-    harness_rm_rf(rp.dir);
-    free(rp.dir);
+    replay_paths_free(&rp);
 }
 
 /* --cold-start N on a trace with its own "index" makes cold the lines
@@ -661,16 +640,13 @@ static void test_replay_indexed_shards_merge(void **state)
  * --cold-start 1 make the second line cold, not the first. */
 static void test_replay_cold_by_index(void **state)
 {
-    const char *sargs[] = {"--profile", "instant", NULL};
     struct replay_paths rp;
-    replay_paths_start(sargs, &rp);
+    replay_instant_start(&rp);
     harness_write_file(rp.trace,
                        "{\"index\":3,\"t\":0,\"prompt_tokens\":10,\"output_tokens\":5}\n"
                        "{\"index\":0,\"t\":0.05,\"prompt_tokens\":10,\"output_tokens\":5}\n"
                        "{\"index\":1,\"t\":0.1,\"prompt_tokens\":10,\"output_tokens\":5}\n");
-    const char *a[] = {"replay", rp.trace,  "--url",        rp.url, "--out",
-                       rp.out,   "--quiet", "--cold-start", "1",    NULL};
-    free(run_llmload(a, 0, 1));
+    free(replay_trace(&rp, (const char *const[]){"--cold-start", "1", NULL}));
     harness_sim_teardown(NULL);
     struct harness_recs *r = harness_requests_load(rp.out);
     assert_int_equal(r->n, 3);
@@ -681,18 +657,17 @@ static void test_replay_cold_by_index(void **state)
             fail_msg("record id %lld: cold %d", (long long)id, cold);
     }
     harness_recs_free(r);
-    harness_rm_rf(rp.dir);
-    free(rp.dir);
+    replay_paths_free(&rp);
 }
 
 static void test_replay_bad_input(void **state)
 {
-    char *dir = harness_tmpdir();
+    harness_tmp_begin();
     char trace[600], missing[600], expect[700];
-    snprintf(trace, sizeof trace, "%s/bad.jsonl", dir);
-    snprintf(missing, sizeof missing, "%s/none.jsonl", dir);
-    harness_write_file(trace, "{\"sched_ns\":0,\"prompt_tokens\":10,\"max_tokens\":5}\n"
-                              "{\"sched_ns\":10,\"prompt_tokens\":10,\"max_tokens\":0}\n");
+    harness_tmp_path(missing, sizeof missing, "none.jsonl");
+    harness_tmp_file(trace, sizeof trace, "bad.jsonl",
+                     "{\"sched_ns\":0,\"prompt_tokens\":10,\"max_tokens\":5}\n"
+                     "{\"sched_ns\":10,\"prompt_tokens\":10,\"max_tokens\":0}\n");
     const char *url = "http://127.0.0.1:9/v1";
 
     const char *a1[] = {"replay", trace, "--url", url, "--quiet", NULL};
@@ -733,9 +708,9 @@ static void test_replay_bad_input(void **state)
     /* scaled past the format's own bound, the last offset saturated: the
      * request went out at once, recorded as scheduled in 584 years */
     char good[600];
-    snprintf(good, sizeof good, "%s/good.jsonl", dir);
-    harness_write_file(good, "{\"sched_ns\":0,\"prompt_tokens\":10,\"max_tokens\":5}\n"
-                             "{\"sched_ns\":1000000000,\"prompt_tokens\":10,\"max_tokens\":5}\n");
+    harness_tmp_file(good, sizeof good, "good.jsonl",
+                     "{\"sched_ns\":0,\"prompt_tokens\":10,\"max_tokens\":5}\n"
+                     "{\"sched_ns\":1000000000,\"prompt_tokens\":10,\"max_tokens\":5}\n");
     HARNESS_EXPECT_USAGES(
         {{"replay", good, "--url", url, "--time-scale", "1e19"},
          "--time-scale/--rate-scale: x1e+19 puts the trace's last request (at 1s) at 1e+19s"},
@@ -744,8 +719,6 @@ static void test_replay_bad_input(void **state)
         {{"replay", good, "--url", url, "--rate", "5"},
          "--rate: a replay offers the trace at its own times; --rate-scale R multiplies its "
          "rate by R (--time-scale S stretches it)"});
-    harness_rm_rf(dir);
-    free(dir);
 }
 
 /* Replay's spend check: a --max-tokens-total below the trace's first
@@ -758,11 +731,11 @@ static void test_replay_bad_input(void **state)
 static void test_replay_spend_check(void **state)
 {
     (void)state;
-    char *dir = harness_tmpdir();
+    harness_tmp_begin();
     char trace[600];
-    snprintf(trace, sizeof trace, "%s/t.jsonl", dir);
-    harness_write_file(trace, "{\"sched_ns\":0,\"prompt_tokens\":10,\"max_tokens\":5}\n"
-                              "{\"sched_ns\":10,\"prompt_tokens\":1,\"max_tokens\":1}\n");
+    harness_tmp_file(trace, sizeof trace, "t.jsonl",
+                     "{\"sched_ns\":0,\"prompt_tokens\":10,\"max_tokens\":5}\n"
+                     "{\"sched_ns\":10,\"prompt_tokens\":1,\"max_tokens\":1}\n");
     const char *url = "http://127.0.0.1:9/v1";
     HARNESS_EXPECT_USAGES({{"replay", trace, "--url", url, "--max-tokens-total", "14"},
                            "--max-tokens-total: 14 is less than the first request alone (15 "
@@ -778,8 +751,6 @@ static void test_replay_spend_check(void **state)
     e = run_llmload(shard, 3, 3);
     assert_null(strstr(e, "--max-tokens-total"));
     free(e);
-    harness_rm_rf(dir);
-    free(dir);
 }
 
 /* One replay of path against the sim already started, with --prompt-salt
@@ -869,4 +840,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_replay_identical_to_dump, harness_si
                                        harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_indexed_shards_merge, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_cold_by_index, harness_sim_teardown),
-             cmocka_unit_test(test_replay_bad_input), cmocka_unit_test(test_replay_spend_check))
+             cmocka_unit_test_teardown(test_replay_bad_input, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_replay_spend_check, harness_sim_tmp_teardown))

@@ -7,11 +7,9 @@
  * its own, because the sim counts chat messages joined by "\n" under its
  * whitespace tokenizer (docs/sim.md) and every turn resends the history. */
 #include <jansson.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "harness.h"
 #include "test.h"
@@ -653,12 +651,20 @@ static void test_sessions_spend_guard_ends_arrivals(void **state)
     harness_recs_free(all);
 }
 
-static pid_t cur_client;
-
-static int teardown_client(void **state)
+/* Constant sessions (sessions a second, turns turns, answers of
+ * output_tokens tokens, then more: NULL-terminated, may be NULL) on the
+ * default sim for 10 s with no warm-up, stopped by SIGINT after ms
+ * milliseconds (harness_run_interrupted); dir gets the results dir. */
+static void sessions_stopped(char *dir, size_t len, const char *sessions, const char *turns,
+                             const char *output_tokens, const char *const *more, unsigned ms)
 {
-    harness_cleanup((pid_t *const[]){&cur_client, NULL});
-    return 0;
+    struct harness_argv a = {.n = 0};
+    const char *head[] = {
+        "--no-metrics",    "--sessions",  sessions,     "--arrival", "constant", "--turns", turns,
+        "--output-tokens", output_tokens, "--duration", "10s",       "--warmup", "0",       NULL};
+    harness_argv_add(&a, head);
+    harness_argv_add(&a, more);
+    harness_run_interrupted(dir, len, "r", a.v, ms);
 }
 
 /* A stop signal cuts only the sessions it leaves with turns unsent: 20
@@ -673,38 +679,8 @@ static int teardown_client(void **state)
 static void test_sessions_stop_cuts_only_unfinished(void **state)
 {
     (void)state;
-    char url[160], dir[600], outp[600], errp[600];
-    harness_sim_v1_start(url, sizeof url, NULL);
-    harness_tmp_path(dir, sizeof dir, "r");
-    harness_tmp_path(outp, sizeof outp, "r.out");
-    harness_tmp_path(errp, sizeof errp, "r.err");
-    const char *a[] = {"run",
-                       "--url",
-                       url,
-                       "--out",
-                       dir,
-                       "--quiet",
-                       "--no-metrics",
-                       "--sessions",
-                       "20",
-                       "--arrival",
-                       "constant",
-                       "--turns",
-                       "2",
-                       "--output-tokens",
-                       "300",
-                       "--duration",
-                       "10s",
-                       "--warmup",
-                       "0",
-                       NULL};
-    cur_client = harness_spawn(a, outp, errp, -1, NULL, NULL);
-    struct timespec ts = {.tv_sec = 1, .tv_nsec = 500000000};
-    nanosleep(&ts, NULL);
-    assert_int_equal(kill(cur_client, SIGINT), 0);
-    int st = harness_reap(cur_client, 30000);
-    cur_client = 0;
-    assert_int_equal(st, 130);
+    char dir[600];
+    sessions_stopped(dir, sizeof dir, "20", "2", "300", NULL, 1500);
     struct harness_recs *all = harness_requests_load(dir);
     int64_t counts[MAX_SESSIONS];
     int64_t distinct = sessions_distinct(all, counts, MAX_SESSIONS);
@@ -739,41 +715,9 @@ static void test_sessions_stop_cuts_only_unfinished(void **state)
 static void test_sessions_grace_cancel_cuts_last_turn(void **state)
 {
     (void)state;
-    char url[160], dir[600], outp[600], errp[600];
-    harness_sim_v1_start(url, sizeof url, NULL);
-    harness_tmp_path(dir, sizeof dir, "g");
-    harness_tmp_path(outp, sizeof outp, "g.out");
-    harness_tmp_path(errp, sizeof errp, "g.err");
-    const char *a[] = {"run",
-                       "--url",
-                       url,
-                       "--out",
-                       dir,
-                       "--quiet",
-                       "--no-metrics",
-                       "--sessions",
-                       "10",
-                       "--arrival",
-                       "constant",
-                       "--turns",
-                       "1",
-                       "--output-tokens",
-                       "2000",
-                       "--ignore-eos",
-                       "--duration",
-                       "10s",
-                       "--warmup",
-                       "0",
-                       "--grace",
-                       "200ms",
-                       NULL};
-    cur_client = harness_spawn(a, outp, errp, -1, NULL, NULL);
-    struct timespec ts = {.tv_sec = 1, .tv_nsec = 0};
-    nanosleep(&ts, NULL);
-    assert_int_equal(kill(cur_client, SIGINT), 0);
-    int st = harness_reap(cur_client, 30000);
-    cur_client = 0;
-    assert_int_equal(st, 130);
+    char dir[600];
+    sessions_stopped(dir, sizeof dir, "10", "1", "2000",
+                     (const char *const[]){"--ignore-eos", "--grace", "200ms", NULL}, 1000);
     struct harness_recs *all = harness_requests_load(dir);
     assert_true(all->n > 0);
     for (size_t i = 0; i < all->n; i++)
@@ -885,6 +829,6 @@ HARNESS_MAIN(
     cmocka_unit_test_teardown(test_sessions_one_turn_rates_agree, harness_sim_tmp_teardown),
     cmocka_unit_test_teardown(test_sessions_spend_guard_ends_arrivals, harness_sim_tmp_teardown),
     cmocka_unit_test_teardown(test_sessions_one_class, harness_sim_tmp_teardown),
-    cmocka_unit_test_teardown(test_sessions_stop_cuts_only_unfinished, teardown_client),
-    cmocka_unit_test_teardown(test_sessions_grace_cancel_cuts_last_turn, teardown_client),
+    cmocka_unit_test_teardown(test_sessions_stop_cuts_only_unfinished, harness_client_teardown),
+    cmocka_unit_test_teardown(test_sessions_grace_cancel_cuts_last_turn, harness_client_teardown),
     cmocka_unit_test(test_sessions_bad_flags))
