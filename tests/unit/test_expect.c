@@ -211,19 +211,25 @@ static void test_figure_by_name(void **state)
     for (int i = 0; i < EXPECT_NLAT; i++)
         for (int p = 0; p < EXPECT_NPCT; p++)
             f.lat_ns[i][p] = 1000.0 * (i + 1) + p;
-    assert_true(expect_figure("ttft_p50", &f) == 1000);
-    assert_true(expect_figure("tpot_p90", &f) == 2001);
-    assert_true(expect_figure("ttft_p95", &f) == 1002);
-    assert_true(expect_figure("itl_p99", &f) == 3003);
-    assert_true(expect_figure("e2e_p99", &f) == 4003);
-    assert_true(expect_figure("e2e_p99_9", &f) == 4004);
-    assert_true(expect_figure("e2e_p99.9", &f) == 4004); /* as the table heads it */
-    assert_true(expect_figure("goodput", &f) == 7);
-    assert_true(expect_figure("attainment", &f) == 0.5);
-    assert_true(expect_figure("achieved_rate", &f) == 9);
-    assert_true(expect_figure("output_tokens_per_s", &f) == 11);
-    assert_true(expect_figure("error_rate", &f) == 0.05);
-    assert_true(expect_figure("error_rate_timeout_first_token", &f) == 0.02);
+    /* Each figure by its name, compared exactly; a failure names it. */
+    static const struct {
+        const char *name;
+        double want;
+    } figures[] = {
+        {"ttft_p50", 1000},   {"tpot_p90", 2001},
+        {"ttft_p95", 1002},   {"itl_p99", 3003},
+        {"e2e_p99", 4003},    {"e2e_p99_9", 4004},
+        {"e2e_p99.9", 4004}, /* as the table heads it */
+        {"goodput", 7},       {"attainment", 0.5},
+        {"achieved_rate", 9}, {"output_tokens_per_s", 11},
+        {"error_rate", 0.05}, {"error_rate_timeout_first_token", 0.02},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(figures); i++) {
+        double got = expect_figure(figures[i].name, &f);
+        if (!(got == figures[i].want))
+            fail_msg("expect_figure(\"%s\") = %.17g, want %.17g", figures[i].name, got,
+                     figures[i].want);
+    }
     assert_int_equal(expect_error_kind("error_rate_timeout_first_token"), REC_TIMEOUT_FIRST_TOKEN);
     assert_int_equal(expect_error_kind("error_rate_ok"), -1);
     assert_int_equal(expect_error_kind("error_rate"), -1);

@@ -101,12 +101,21 @@ static const char matrix[] =
     "\"values\":[[102,\"NaN\"]]}"
     "]}}";
 
+/* promapi_answer_parse of body into *a, which must succeed; a failure
+ * prints the parser's message. */
+static void parse_ok(const char *body, struct promapi_answer *a)
+{
+    char err[256] = "";
+    int rc = promapi_answer_parse(body, strlen(body), a, err, sizeof err);
+    if (rc != 0)
+        fail_msg("promapi_answer_parse: %d, \"%s\"", rc, err);
+}
+
 static void test_answer_matrix(void **state)
 {
     (void)state;
     struct promapi_answer a;
-    char err[256] = "";
-    assert_int_equal(promapi_answer_parse(matrix, strlen(matrix), &a, err, sizeof err), 0);
+    parse_ok(matrix, &a);
     assert_int_equal(a.n, 7); /* the series with no sample is skipped */
     assert_string_equal(a.series[0].name, "vllm:num_requests_waiting");
     ASSERT_NEAR(a.series[0].value, 4, 0);
@@ -165,7 +174,7 @@ static void test_answer_vector_and_errors(void **state)
     char err[256];
     const char *vec = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
                       "{\"metric\":{\"__name__\":\"up\"},\"value\":[5,\"+Inf\"]}]}}";
-    assert_int_equal(promapi_answer_parse(vec, strlen(vec), &a, err, sizeof err), 0);
+    parse_ok(vec, &a);
     assert_int_equal(a.n, 1);
     assert_true(isinf(a.series[0].value));
     promapi_answer_reset(&a);
@@ -220,8 +229,7 @@ static void test_drop_stale(void **state)
 {
     (void)state;
     struct promapi_answer a;
-    char err[256] = "";
-    assert_int_equal(promapi_answer_parse(replaced, strlen(replaced), &a, err, sizeof err), 0);
+    parse_ok(replaced, &a);
     assert_int_equal(a.n, 2);
     assert_int_equal(promapi_drop_stale(&a, 5), 1);
     assert_int_equal(a.n, 1);
@@ -242,7 +250,7 @@ static void test_drop_stale(void **state)
      * whose replicas are half an interval apart. */
     assert_int_equal(promapi_drop_stale(&a, 5), 0);
     promapi_answer_reset(&a);
-    assert_int_equal(promapi_answer_parse(matrix, strlen(matrix), &a, err, sizeof err), 0);
+    parse_ok(matrix, &a);
     assert_int_equal(promapi_drop_stale(&a, 5), 0);
     assert_int_equal(a.n, 7);
     promapi_answer_reset(&a);
@@ -253,7 +261,7 @@ static void test_drop_stale(void **state)
         "\"value\":[90,\"1\"]},"
         "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_POWER_USAGE\",\"instance\":\"b\"},"
         "\"value\":[100,\"1\"]}]}}";
-    assert_int_equal(promapi_answer_parse(single, strlen(single), &a, err, sizeof err), 0);
+    parse_ok(single, &a);
     assert_int_equal(promapi_drop_stale(&a, 5), 0); /* 10 s: within 2 x 5 s */
     assert_int_equal(promapi_drop_stale(&a, 1), 1);
     assert_string_equal(promapi_series_label(&a.series[0], "instance"), "b");

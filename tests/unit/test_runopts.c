@@ -425,6 +425,33 @@ static int workload_transport(const struct run_opts *o, char *err, size_t errlen
     return workload_transport_slo(o, (struct slo){0}, err, errlen);
 }
 
+/* Options with one length flag set to spec, the rest unset: flag is
+ * "--lengths", "--prompt-tokens" or "--output-tokens". */
+static struct run_opts length_opts(const char *flag, const char *spec)
+{
+    struct run_opts o;
+    memset(&o, 0, sizeof o);
+    if (strcmp(flag, "--lengths") == 0)
+        o.lengths = spec;
+    else if (strcmp(flag, "--prompt-tokens") == 0)
+        o.prompt_tokens = spec;
+    else if (strcmp(flag, "--output-tokens") == 0)
+        o.output_tokens = spec;
+    else
+        fail_msg("no length flag %s", flag);
+    return o;
+}
+
+/* workload_transport refuses flag=spec alone with the whole message
+ * "FLAG SPEC: WHY". */
+static void assert_spec_refused(const char *flag, const char *spec, const char *why)
+{
+    char err[RUNOPTS_ERR_MAX], want[800];
+    struct run_opts o = length_opts(flag, spec);
+    snprintf(want, sizeof want, "%s %s: %s", flag, spec, why);
+    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err, want);
+}
+
 static void test_config_errors(void **state)
 {
     char err[RUNOPTS_ERR_MAX];
@@ -545,22 +572,11 @@ static void test_config_errors(void **state)
     char zeros[512], spec[600], want[800];
     test_data_path("workload", "zero_outputs.csv", zeros, sizeof zeros);
     snprintf(spec, sizeof spec, "empirical:%s", zeros);
-    memset(&o, 0, sizeof o);
-    o.lengths = spec;
-    snprintf(want, sizeof want,
-             "--lengths %s: 3 of its 3 output lengths round to 0 tokens (each would be sent as "
-             "1); expected lengths of at least 1",
-             spec);
-    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err, want);
-    memset(&o, 0, sizeof o);
-    o.output_tokens = spec;
-    snprintf(want, sizeof want,
-             "--output-tokens %s: 3 of its 3 output lengths round to 0 tokens (each would be "
-             "sent as 1); expected lengths of at least 1",
-             spec);
-    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err, want);
-    memset(&o, 0, sizeof o);
-    o.prompt_tokens = spec;
+    static const char zero_why[] = "3 of its 3 output lengths round to 0 tokens (each would be "
+                                   "sent as 1); expected lengths of at least 1";
+    assert_spec_refused("--lengths", spec, zero_why);
+    assert_spec_refused("--output-tokens", spec, zero_why);
+    o = length_opts("--prompt-tokens", spec);
     assert_int_equal(workload_transport(&o, err, sizeof err), 0);
     /* Lengths above the cap are refused, not cut to 4e9 (the parent ran,
      * and its dump failed its own replay): huge_outputs.csv is 10,20
@@ -568,25 +584,14 @@ static void test_config_errors(void **state)
     char huge[512], hspec[600];
     test_data_path("workload", "huge_outputs.csv", huge, sizeof huge);
     snprintf(hspec, sizeof hspec, "empirical:%s#output", huge);
-    memset(&o, 0, sizeof o);
-    o.prompt_tokens = hspec;
-    snprintf(want, sizeof want,
-             "--prompt-tokens %s: 1 of its 2 output lengths are above 100000000 tokens (the "
-             "largest 1e+12); expected at most 100000000",
-             hspec);
-    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err, want);
-    memset(&o, 0, sizeof o);
-    o.lengths = hspec;
+    static const char huge_why[] = "1 of its 2 output lengths are above 100000000 tokens (the "
+                                   "largest 1e+12); expected at most 100000000";
+    assert_spec_refused("--prompt-tokens", hspec, huge_why);
     hspec[strlen(hspec) - strlen("#output")] = '\0';
-    snprintf(want, sizeof want,
-             "--lengths %s: 1 of its 2 output lengths are above 100000000 tokens (the largest "
-             "1e+12); expected at most 100000000",
-             hspec);
-    ASSERT_USAGE(workload_transport(&o, err, sizeof err), err, want);
+    assert_spec_refused("--lengths", hspec, huge_why);
     /* A misspelt column is named as one, not "cannot open". */
     snprintf(hspec, sizeof hspec, "empirical:%s#bogus", huge);
-    memset(&o, 0, sizeof o);
-    o.output_tokens = hspec;
+    o = length_opts("--output-tokens", hspec);
     snprintf(want, sizeof want,
              "--output-tokens: \"%s\": expected #input or #output after the file name", hspec);
     ASSERT_USAGE(workload_transport(&o, err, sizeof err), err, want);

@@ -331,6 +331,14 @@ static void add_body(struct scrape_series *s, double t_s, const char *body)
     assert_int_equal(scrape_series_add(s, &p), 0);
 }
 
+/* A new series of two scrapes: first at 1 s, then second at 2 s. */
+static void add_two_pages(struct scrape_series *s, const char *first, const char *second)
+{
+    scrape_series_init(s);
+    add_body(s, 1, first);
+    add_body(s, 2, second);
+}
+
 /* Two label sets of one counter, one of which resets: each set's
  * increase, then their sum (sum(increase())), not the increase of the
  * sum. 1000 -> 1100 and 1000 -> 50 is 100 + 50 = 150 with one reset;
@@ -345,9 +353,7 @@ static void test_counter_reset_per_series(void **state)
         "vllm:request_success_total{finished_reason=\"length\",model_name=\"m\"} 50\n",
     };
     struct scrape_series s;
-    scrape_series_init(&s);
-    add_body(&s, 1, pages[0]);
-    add_body(&s, 2, pages[1]);
+    add_two_pages(&s, pages[0], pages[1]);
     assert_int_equal(s.pts[1].series_n[ENGINE_M_REQUEST_SUCCESS], 2);
     /* Each set named as the page wrote it, its model beside. */
     const struct scrape_counter_series *x = &s.pts[1].series[ENGINE_M_REQUEST_SUCCESS][1];
@@ -484,16 +490,12 @@ static void test_counter_restart_climbed(void **state)
 static void test_counter_two_models(void **state)
 {
     (void)state;
-    static const char *const pages[2] = {
-        "vllm:generation_tokens_total{model_name=\"A\"} 100\n"
-        "vllm:generation_tokens_total{model_name=\"B\"} 5000\n",
-        "vllm:generation_tokens_total{model_name=\"A\"} 400\n"
-        "vllm:generation_tokens_total{model_name=\"B\"} 9000\n",
-    };
     struct scrape_series s;
-    scrape_series_init(&s);
-    add_body(&s, 1, pages[0]);
-    add_body(&s, 2, pages[1]);
+    add_two_pages(&s,
+                  "vllm:generation_tokens_total{model_name=\"A\"} 100\n"
+                  "vllm:generation_tokens_total{model_name=\"B\"} 5000\n",
+                  "vllm:generation_tokens_total{model_name=\"A\"} 400\n"
+                  "vllm:generation_tokens_total{model_name=\"B\"} 9000\n");
     struct scrape_join j;
     scrape_series_set_model(&s, "A");
     assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
@@ -544,9 +546,7 @@ static void test_triton_ensemble(void **state)
         assert_true(off < sizeof pages[k]);
     }
     struct scrape_series s;
-    scrape_series_init(&s);
-    add_body(&s, 1, pages[0]);
-    add_body(&s, 2, pages[1]);
+    add_two_pages(&s, pages[0], pages[1]);
     assert_int_equal(s.pts[0].engine, ENGINE_TRITON);
     struct scrape_join j;
     assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
@@ -568,15 +568,13 @@ static void test_counter_absent_at_baseline(void **state)
 {
     (void)state;
     struct scrape_series s;
-    scrape_series_init(&s);
-    add_body(&s, 1, "sglang:num_running_reqs 0\n");
-    add_body(&s, 2,
-             "sglang:num_running_reqs 3\n"
-             "sglang:generation_tokens_total 640\n"
-             "sglang:time_to_first_token_seconds_bucket{le=\"0.5\"} 3\n"
-             "sglang:time_to_first_token_seconds_bucket{le=\"+Inf\"} 4\n"
-             "sglang:time_to_first_token_seconds_sum 1.5\n"
-             "sglang:time_to_first_token_seconds_count 4\n");
+    add_two_pages(&s, "sglang:num_running_reqs 0\n",
+                  "sglang:num_running_reqs 3\n"
+                  "sglang:generation_tokens_total 640\n"
+                  "sglang:time_to_first_token_seconds_bucket{le=\"0.5\"} 3\n"
+                  "sglang:time_to_first_token_seconds_bucket{le=\"+Inf\"} 4\n"
+                  "sglang:time_to_first_token_seconds_sum 1.5\n"
+                  "sglang:time_to_first_token_seconds_count 4\n");
     struct scrape_join j;
     assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
     assert_true(j.generation_tokens.present);
@@ -588,19 +586,15 @@ static void test_counter_absent_at_baseline(void **state)
     scrape_series_reset(&s);
 
     /* A finish reason that appears in the span counts from 0. */
-    scrape_series_init(&s);
-    add_body(&s, 1, "vllm:request_success_total{finished_reason=\"stop\"} 7\n");
-    add_body(&s, 2,
-             "vllm:request_success_total{finished_reason=\"stop\"} 9\n"
-             "vllm:request_success_total{finished_reason=\"length\"} 3\n");
+    add_two_pages(&s, "vllm:request_success_total{finished_reason=\"stop\"} 7\n",
+                  "vllm:request_success_total{finished_reason=\"stop\"} 9\n"
+                  "vllm:request_success_total{finished_reason=\"length\"} 3\n");
     assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
     ASSERT_NEAR(j.request_success.delta, 5, 0);
     scrape_series_reset(&s);
 
     /* The baseline is another engine's page: not a 0. */
-    scrape_series_init(&s);
-    add_body(&s, 1, "vllm:num_requests_running 0\n");
-    add_body(&s, 2, "sglang:generation_tokens_total 640\n");
+    add_two_pages(&s, "vllm:num_requests_running 0\n", "sglang:generation_tokens_total 640\n");
     assert_int_equal(scrape_series_join(&s, 0, 3 * S, SCRAPE_SPAN_OUTER, &j), 0);
     assert_false(j.generation_tokens.present);
     scrape_series_reset(&s);
@@ -1048,6 +1042,19 @@ static void add_gpus(struct scrape_series *s, double t_s, int gpus, double w, do
     assert_int_equal(scrape_series_add(s, &p), 0);
 }
 
+/* The series joined over 0.5 s to 1.5 s has no energy counter to trust,
+ * so the energy figures come from the power series. */
+static void assert_energy_from_power(const struct scrape_series *s)
+{
+    struct scrape_join j;
+    assert_int_equal(
+        scrape_series_join(s, (uint64_t)(0.5e9), (uint64_t)(1.5e9), SCRAPE_SPAN_OUTER, &j), 0);
+    assert_false(j.gpu_energy.present);
+    struct energy_figures e;
+    energy_figures_compute(&j, 0, 100, 1, 2, NAN, &e);
+    assert_string_equal(e.source, "power_integral");
+}
+
 /* Eight GPUs whose counters each grow 100 J a second. A scrape without
  * one GPU's counter is left out of the counter's sum (it read as a reset
  * that added 8 GPUs' whole counts, 35 MJ at 5 MJ each); a GPU gone from a
@@ -1071,12 +1078,7 @@ static void test_gpu_energy_missing_gpu(void **state)
     add_gpus(&s, 0, 8, 100, 5e6, -1);
     add_gpus(&s, 1, 7, 100, 5e6 + 100, -1);
     add_gpus(&s, 2, 8, 100, 5e6 + 200, -1);
-    assert_int_equal(
-        scrape_series_join(&s, (uint64_t)(0.5e9), (uint64_t)(1.5e9), SCRAPE_SPAN_OUTER, &j), 0);
-    assert_false(j.gpu_energy.present);
-    struct energy_figures e;
-    energy_figures_compute(&j, 0, 100, 1, 2, NAN, &e);
-    assert_string_equal(e.source, "power_integral");
+    assert_energy_from_power(&s);
     scrape_series_reset(&s);
 }
 
@@ -1099,18 +1101,13 @@ static void test_gpu_energy_one_gpu_reset(void **state)
                      0);
     assert_int_equal(scrape_series_add(&s, &p), 0);
     add_gpus(&s, 2, 2, 100, 1200, -1);
-    struct scrape_join j;
-    assert_int_equal(
-        scrape_series_join(&s, (uint64_t)(0.5e9), (uint64_t)(1.5e9), SCRAPE_SPAN_OUTER, &j), 0);
-    assert_false(j.gpu_energy.present);
-    struct energy_figures e;
-    energy_figures_compute(&j, 0, 100, 1, 2, NAN, &e);
-    assert_string_equal(e.source, "power_integral");
+    assert_energy_from_power(&s);
     scrape_series_reset(&s);
 
     add_gpus(&s, 0, 1, 100, 1000, -1);
     add_gpus(&s, 1, 1, 100, 50, -1);
     add_gpus(&s, 2, 1, 100, 150, -1);
+    struct scrape_join j;
     assert_int_equal(
         scrape_series_join(&s, (uint64_t)(0.5e9), (uint64_t)(1.5e9), SCRAPE_SPAN_OUTER, &j), 0);
     assert_true(j.gpu_energy.present);

@@ -87,6 +87,23 @@ static struct verdict_input input(const struct load *l)
     return in;
 }
 
+/* The input of one load of ok requests: add(l, n, ttft, e2e, n_late,
+ * late_ns, 1) into the empty l, then input(l). */
+static struct verdict_input load_input(struct load *l, int n, uint64_t ttft, uint64_t e2e,
+                                       int n_late, uint64_t late_ns)
+{
+    add(l, n, ttft, e2e, n_late, late_ns, 1);
+    return input(l);
+}
+
+/* verdict_judge(in), which must return rc (1 INVALID, 0 valid): the verdict. */
+static struct verdict judge(const struct verdict_input *in, int rc)
+{
+    struct verdict v;
+    assert_int_equal(verdict_judge(in, &v), rc);
+    return v;
+}
+
 /* text (a verdict's reason or warning, named by what) starts with prefix
  * ("" for any start) and contains a and b where they are not NULL; a
  * failure prints it whole. The prefix's length is its own, never counted
@@ -104,13 +121,10 @@ static void expect_text(const char *what, const char *text, const char *prefix, 
  * millisecond moves: valid, with a warning that says whose it was. */
 static void test_jitter_on_slow_server_is_a_warning(void **state)
 {
-    struct load *l = *state;
-    add(l, 290, 165 * MS, 1850 * MS, 3, 1030000, 1);
-    struct verdict_input in = input(l);
+    struct verdict_input in = load_input(*state, 290, 165 * MS, 1850 * MS, 3, 1030000);
     in.late_sends = 3;
     in.late_asleep = 3;
-    struct verdict v;
-    assert_int_equal(verdict_judge(&in, &v), 0);
+    struct verdict v = judge(&in, 0);
     assert_false(v.invalid);
     assert_true(v.warned);
     assert_string_equal(v.reason, "");
@@ -128,13 +142,10 @@ static void test_jitter_on_slow_server_is_a_warning(void **state)
  * moved, by how much, and whose the lateness was (busy, here). */
 static void test_same_lateness_on_fast_server_is_invalid(void **state)
 {
-    struct load *l = *state;
-    add(l, 200, MS / 2, 2 * MS, 200, 2 * MS, 1);
-    struct verdict_input in = input(l);
+    struct verdict_input in = load_input(*state, 200, MS / 2, 2 * MS, 200, 2 * MS);
     in.late_sends = 200;
     in.late_asleep = 10;
-    struct verdict v;
-    assert_int_equal(verdict_judge(&in, &v), 1);
+    struct verdict v = judge(&in, 1);
     assert_false(v.warned);
     expect_text("reason", v.reason, "schedule lateness p99 2.00ms moved TTFT p50 by ",
                 "(over max(1ms, 2% of ",
@@ -150,11 +161,8 @@ static void test_same_lateness_on_fast_server_is_invalid(void **state)
  * requests are the slowest. 30 ms > 2% of 130 ms: INVALID, at a p99. */
 static void test_tail_move_is_invalid(void **state)
 {
-    struct load *l = *state;
-    add(l, 200, 100 * MS, 400 * MS, 3, 30 * MS, 1);
-    struct verdict_input in = input(l);
-    struct verdict v;
-    assert_int_equal(verdict_judge(&in, &v), 1);
+    struct verdict_input in = load_input(*state, 200, 100 * MS, 400 * MS, 3, 30 * MS);
+    struct verdict v = judge(&in, 1);
     assert_string_equal(v.worst.what, "TTFT p99");
 }
 
@@ -163,12 +171,9 @@ static void test_tail_move_is_invalid(void **state)
  * tolerance cannot push the limit under the floor. */
 static void test_floor(void **state)
 {
-    struct load *l = *state;
-    add(l, 100, 10 * MS, 50 * MS, 100, 900000, 1);
-    struct verdict_input in = input(l);
+    struct verdict_input in = load_input(*state, 100, 10 * MS, 50 * MS, 100, 900000);
     in.tolerance = 0.001;
-    struct verdict v;
-    assert_int_equal(verdict_judge(&in, &v), 0);
+    struct verdict v = judge(&in, 0);
     assert_false(v.warned);
     assert_string_equal(v.warning, "");
     assert_int_equal(v.worst.limit_ns, VERDICT_MOVE_FLOOR_NS);
@@ -178,11 +183,8 @@ static void test_floor(void **state)
  * not within 2%. */
 static void test_tolerance(void **state)
 {
-    struct load *l = *state;
-    add(l, 100, 100 * MS, 400 * MS, 100, 3 * MS, 1);
-    struct verdict_input in = input(l);
-    struct verdict v;
-    assert_int_equal(verdict_judge(&in, &v), 1);
+    struct verdict_input in = load_input(*state, 100, 100 * MS, 400 * MS, 100, 3 * MS);
+    struct verdict v = judge(&in, 1);
     in.tolerance = 0.05;
     assert_int_equal(verdict_judge(&in, &v), 0);
     assert_true(v.warned);
@@ -193,14 +195,11 @@ static void test_tolerance(void **state)
  * when the caller asks (open loop), whatever the latencies say. */
 static void test_achieved(void **state)
 {
-    struct load *l = *state;
-    add(l, 100, 100 * MS, 400 * MS, 0, 0, 1);
-    struct verdict_input in = input(l);
+    struct verdict_input in = load_input(*state, 100, 100 * MS, 400 * MS, 0, 0);
     in.check_achieved = 1;
     in.scheduled = 1000;
     in.sent_in_window = 985;
-    struct verdict v;
-    assert_int_equal(verdict_judge(&in, &v), 1);
+    struct verdict v = judge(&in, 1);
     assert_string_equal(v.reason, "achieved send rate 98.5% of offered (< 99%): the generator "
                                   "fell behind");
     in.sent_in_window = 990;
@@ -218,8 +217,7 @@ static void test_without_moves(void **state)
     struct load *l = *state;
     add(l, 100, 0, 0, 100, 5 * MS, 0);
     struct verdict_input in = {.lateness = l->late};
-    struct verdict v;
-    assert_int_equal(verdict_judge(&in, &v), 1);
+    struct verdict v = judge(&in, 1);
     assert_string_equal(v.reason, "schedule lateness p99 5.00ms > 1ms");
     in = input(l);
     in.late_sends = 100;
@@ -241,8 +239,7 @@ static void test_moved_nothing(void **state)
     add(l, 5, 0, 0, 5, 30 * MS, 0);
     struct verdict_input in = input(l);
     in.late_sends = 5;
-    struct verdict v;
-    assert_int_equal(verdict_judge(&in, &v), 0);
+    struct verdict v = judge(&in, 0);
     assert_int_equal(v.worst.moved_ns, 0);
     expect_text("warning", v.warning,
                 "schedule lateness p99 29.95ms moved none of TTFT and E2E "
@@ -263,8 +260,7 @@ static void test_max_not_judged(void **state)
     add(l, 39, 15 * MS, 100 * MS, 0, 0, 1);
     add(l, 1, 20 * MS, 100 * MS, 1, 5 * MS, 1);
     struct verdict_input in = input(l);
-    struct verdict v;
-    assert_int_equal(verdict_judge(&in, &v), 0);
+    struct verdict v = judge(&in, 0);
     assert_true(v.warned);
     assert_true(v.worst.moved_ns < MS);
 
@@ -302,8 +298,7 @@ static void test_move_bounded_by_lateness(void **state)
         hist_record(l->e2e_ontime, recs[i][1] - recs[i][2]);
     }
     struct verdict_input in = input(l);
-    struct verdict v;
-    assert_int_equal(verdict_judge(&in, &v), 0);
+    struct verdict v = judge(&in, 0);
     assert_false(v.invalid);
     assert_false(v.warned); /* lateness p99 0.98 ms: under the warning's 1 ms */
     assert_string_equal(v.worst.what, "E2E p90");
@@ -401,8 +396,7 @@ static void test_two_late_sends_at_the_rank(void **state)
     add(l, 1, 36 * MS, 136 * MS, 0, 0, 1);
     add(l, 1, 37 * MS, 137 * MS, 0, 0, 1);
     struct verdict_input in = input(l);
-    struct verdict v;
-    assert_int_equal(verdict_judge(&in, &v), 1);
+    struct verdict v = judge(&in, 1);
     assert_string_equal(v.worst.what, "TTFT p90");
     assert_int_equal(v.worst.sends_past_limit, 2);
     assert_int_equal(v.lone_late_ns, 0);
@@ -459,8 +453,7 @@ static void test_late_send_far_in_the_tail(void **state)
     struct verdict_input in = input(l);
     in.late_sends = 3;
     in.late_asleep = 3;
-    struct verdict v;
-    assert_int_equal(verdict_judge(&in, &v), 0);
+    struct verdict v = judge(&in, 0);
     assert_false(v.invalid);
     assert_true(v.warned);
     assert_string_equal(v.worst.what, "TTFT p50");
@@ -498,8 +491,7 @@ static void test_one_late_send_preempted_whole(void **state)
     in.cpu_ns = 220 * MS;
     in.wall_ns = 9500 * MS;
     in.invol_switches = 239;
-    struct verdict v;
-    assert_int_equal(verdict_judge(&in, &v), 0);
+    struct verdict v = judge(&in, 0);
     assert_true(v.warned);
     expect_text("warning", v.warning, "one send 1.70ms late moved TTFT p90 by ",
                 "; preempted by the OS (the host's fault), not busy: awake when 1 of the 1 ",
@@ -551,15 +543,12 @@ static void test_late_cause(void **state)
  * (with them too, when known). */
 static void test_preempted_reason(void **state)
 {
-    struct load *l = *state;
-    add(l, 200, MS / 2, 2 * MS, 200, 2 * MS, 1);
-    struct verdict_input in = input(l);
+    struct verdict_input in = load_input(*state, 200, MS / 2, 2 * MS, 200, 2 * MS);
     in.late_sends = 200;
     in.cpu_ns = 220 * MS;
     in.wall_ns = 9500 * MS;
     in.invol_switches = 239;
-    struct verdict v;
-    assert_int_equal(verdict_judge(&in, &v), 1);
+    struct verdict v = judge(&in, 1);
     expect_text("reason", v.reason, "",
                 ": preempted by the OS (the host's fault), not busy: awake when 200 "
                 "of the 200 sends later than 1ms came due, the worker used 220.00ms "
