@@ -6,7 +6,6 @@
 #ifndef LL_TEST_H
 #define LL_TEST_H
 
-#include <cmocka.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* cmocka.h needs setjmp.h, stdarg.h and stddef.h before it. */
+#include <cmocka.h>
 
 /* |a - b| <= tol, doubles. */
 #define ASSERT_NEAR(a, b, tol)                                                \
