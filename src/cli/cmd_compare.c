@@ -116,18 +116,25 @@ static double jnum(json_t *o, const char *a, const char *b)
     return json_is_number(x) ? json_number_value(x) : NAN;
 }
 
+/* The JSON file called name in s's directory, parsed; NULL with jansson's
+ * reason in je. */
+static json_t *side_file_json(const struct side *s, const char *name, json_error_t *je)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", s->dir, name);
+    return ll_json_load_file(path, 0, je);
+}
+
 /* Read a results directory's run.json into s: 0, or -1 with the reason in
  * s->err. */
 static int side_load(struct side *s)
 {
-    char path[4200];
     json_error_t je;
     if (!s->dir[0]) { /* "DIR/run.json" would be /run.json */
         snprintf(s->err, sizeof s->err, "a results directory is an empty path");
         return -1;
     }
-    snprintf(path, sizeof path, "%s/run.json", s->dir);
-    s->run = ll_json_load_file(path, 0, &je);
+    s->run = side_file_json(s, "run.json", &je);
     if (!s->run) {
         snprintf(s->err, sizeof s->err, "%s: not a results directory (run.json: %s)", s->dir,
                  je.text);
@@ -244,8 +251,7 @@ static int side_load_data(struct side *s)
 {
     char path[4200];
     json_error_t je;
-    snprintf(path, sizeof path, "%s/summary.json", s->dir);
-    s->summary = ll_json_load_file(path, 0, &je);
+    s->summary = side_file_json(s, "summary.json", &je);
     if (!s->summary) {
         snprintf(s->err, sizeof s->err, "%s: no summary.json (%s): an unfinished run", s->dir,
                  je.text);

@@ -383,6 +383,20 @@ static json_t *jnumber_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* An interval d as {"value", "lo", "hi"} ("value" only when with_value),
+ * or null when d has none (d->ok 0). */
+static json_t *interval_json(const struct cmp_diff *d, int with_value)
+{
+    if (!d->ok)
+        return json_null();
+    json_t *o = json_object();
+    if (with_value)
+        json_object_set_new(o, "value", jnumber_or_null(d->diff));
+    json_object_set_new(o, "lo", jnumber_or_null(d->lo));
+    json_object_set_new(o, "hi", jnumber_or_null(d->hi));
+    return o;
+}
+
 json_t *cmp_row_json(const struct row *r)
 {
     static const char *const units[] = {"ns", "req/s", "tok/s", "share"};
@@ -401,14 +415,7 @@ json_t *cmp_row_json(const struct row *r)
     json_object_set_new(d, "hi", bounded ? jnumber_or_null(r->d.hi) : json_null());
     json_object_set_new(d, "too_few", json_boolean(r->d.too_few));
     json_object_set_new(o, "diff", d);
-    json_t *ps = json_null();
-    if (r->per_sched.ok) {
-        ps = json_object();
-        json_object_set_new(ps, "value", jnumber_or_null(r->per_sched.diff));
-        json_object_set_new(ps, "lo", jnumber_or_null(r->per_sched.lo));
-        json_object_set_new(ps, "hi", jnumber_or_null(r->per_sched.hi));
-    }
-    json_object_set_new(o, "per_scheduled", ps);
+    json_object_set_new(o, "per_scheduled", interval_json(&r->per_sched, 1));
     json_object_set_new(o, "method", json_string(r->method));
     json_t *blk = json_null();
     if (r->block_b > 0) {
@@ -422,13 +429,7 @@ json_t *cmp_row_json(const struct row *r)
     json_object_set_new(runs, "baseline", json_integer(r->runs_b));
     json_object_set_new(runs, "candidate", json_integer(r->runs_c));
     json_object_set_new(o, "runs", runs);
-    json_t *bw = json_null();
-    if (r->between.ok) {
-        bw = json_object();
-        json_object_set_new(bw, "lo", jnumber_or_null(r->between.lo));
-        json_object_set_new(bw, "hi", jnumber_or_null(r->between.hi));
-    }
-    json_object_set_new(o, "between_runs", bw);
+    json_object_set_new(o, "between_runs", interval_json(&r->between, 0));
     json_object_set_new(o, "verdict", json_string(cmp_verdict_name(r->verdict)));
     json_object_set_new(o, "same_because", r->same_why ? json_string(r->same_why) : json_null());
     return o;

@@ -93,6 +93,14 @@ static int worker_setup(struct driver *d, uint32_t i, char *err, size_t errlen)
     return 0;
 }
 
+/* Free n statistics and the array that holds them (NULL with n 0). */
+static void stats_free_array(struct stats *a, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        stats_free(&a[k]);
+    free(a);
+}
+
 /* Undo worker_setup (any part of it) and what the worker's run left. */
 static void worker_release(struct worker *w)
 {
@@ -110,12 +118,8 @@ static void worker_release(struct worker *w)
     hist_free(w->ttft_h2);
     free(w->ttft_order);
     hist_free(w->stream);
-    for (size_t k = 0; k < w->n_cls; k++)
-        stats_free(&w->cls[k]);
-    free(w->cls);
-    for (size_t k = 0; k < w->n_eps; k++)
-        stats_free(&w->eps[k]);
-    free(w->eps);
+    stats_free_array(w->cls, w->n_cls);
+    stats_free_array(w->eps, w->n_eps);
     free(w->past_cls);
     free(w->past_eps);
     stats_free(&w->stats);
@@ -690,14 +694,10 @@ void driver_result_free(struct driver_result *res)
     hist_free(res->ttft_second_half);
     hist_free(res->stream);
     free(res->series);
-    for (size_t k = 0; k < res->n_classes; k++)
-        stats_free(&res->class_stats[k]);
-    free(res->class_stats);
+    stats_free_array(res->class_stats, res->n_classes);
     res->class_stats = NULL;
     res->n_classes = 0;
-    for (size_t k = 0; k < res->n_endpoints; k++)
-        stats_free(&res->endpoint_stats[k]);
-    free(res->endpoint_stats);
+    stats_free_array(res->endpoint_stats, res->n_endpoints);
     res->endpoint_stats = NULL;
     res->n_endpoints = 0;
     res->ttft_first_half = res->ttft_second_half = res->stream = NULL;

@@ -371,19 +371,13 @@ size_t image_base64(const uint8_t *src, size_t n, char *dst)
 
 /* ---- reading a size back ----------------------------------------------- */
 
+/* A base64 character's value: its place in the alphabet the encoder
+ * writes with (so the two cannot disagree), or -1 when it is not one of
+ * the 64. A header reads at most IMAGE_HEADER_B64_MAX of them. */
 static int b64_value(unsigned char c)
 {
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
+    const char *at = memchr(b64_alphabet, c, sizeof b64_alphabet - 1);
+    return at ? (int)(at - b64_alphabet) : -1;
 }
 
 /* A base64 reader that decodes on demand, so a header near the start
