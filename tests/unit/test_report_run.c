@@ -57,9 +57,10 @@ static void hist_line(FILE *f, int sec, int ok, int failed, const uint64_t *v, s
     hist_free(h);
 }
 
-/* Render the fixture; the hist.jsonl of two workers in second 1 and one
- * in second 2 goes through a temporary file. Caller frees. */
-static char *render_fixture(void)
+/* Render the fixture, its lateness_diagnosis.cause set to cause (NULL:
+ * none, as the fixture has); the hist.jsonl of two workers in second 1
+ * and one in second 2 goes through a temporary file. Caller frees. */
+static char *render_fixture_cause(const char *cause)
 {
     char path[] = "/tmp/test_report_run.XXXXXX";
     int fd = mkstemp(path);
@@ -75,6 +76,11 @@ static char *render_fixture(void)
     json_t *sum = json_loads(fx_summary, 0, &je);
     if (sum == NULL)
         fail_msg("fixture: %s", je.text);
+    if (cause != NULL) {
+        json_t *ld = json_object();
+        json_object_set_new(ld, "cause", json_string(cause));
+        json_object_set_new(sum, "lateness_diagnosis", ld);
+    }
     struct strbuf b_;
     strbuf_init(&b_);
     report_run_render(NULL, sum, path, "/nonexistent/server_metrics.jsonl", &b_);
@@ -83,6 +89,11 @@ static char *render_fixture(void)
     char *doc = ll_strdup(b_.data);
     strbuf_free(&b_);
     return doc;
+}
+
+static char *render_fixture(void)
+{
+    return render_fixture_cause(NULL);
 }
 
 static void test_tables_quote_summary(void **state)
@@ -111,12 +122,30 @@ static void test_verdict_said(void **state)
 {
     (void)state;
     char *doc = render_fixture();
-    assert_non_null(strstr(doc, "INVALID: the load generator could not keep its schedule"));
-    assert_non_null(strstr(doc, "sends &lt;late&gt; &amp; slow"));
+    /* No lateness_diagnosis (an older summary.json): whose is not known. */
+    assert_non_null(strstr(doc, "INVALID: the client could not keep the schedule; these "
+                                "figures are not trustworthy. sends &lt;late&gt; &amp; slow"));
     assert_non_null(strstr(doc, "TTFT p99 rose 3x"));
-    assert_non_null(strstr(doc, "id=\"verdict\">INVALID"));
-    assert_non_null(strstr(doc, "; not steady"));
+    assert_non_null(strstr(doc, "id=\"verdict\">INVALID (the client could not keep the "
+                                "schedule); not steady"));
     free(doc);
+    /* The banner and the verdict line say whose fault by the cause. */
+    static const char *const causes[][2] = {
+        {"asleep", "the host (OS or VM) did not run the client on schedule"},
+        {"preempted", "the host (OS or VM) did not run the client on schedule"},
+        {"busy", "the load generator was too busy to keep the schedule"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(causes); i++) {
+        doc = render_fixture_cause(causes[i][0]);
+        char banner[200], verdict[200];
+        snprintf(banner, sizeof banner, "INVALID: %s; these figures are not trustworthy.",
+                 causes[i][1]);
+        snprintf(verdict, sizeof verdict, "id=\"verdict\">INVALID (%s)", causes[i][1]);
+        const char *const has[] = {banner, verdict, NULL};
+        const char *const lacks[] = {"generator could not", "generator's lateness", NULL};
+        assert_page(doc, has, lacks);
+        free(doc);
+    }
 }
 
 static void test_seconds_add_up(void **state)
