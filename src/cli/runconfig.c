@@ -506,6 +506,7 @@ void runopts_summary_info(const struct run_config *cfg, const struct driver_resu
     struct verdict vd;
     info->invalid = verdict_judge(&v, &vd);
     snprintf(info->invalid_reason, sizeof info->invalid_reason, "%s", vd.reason);
+    info->invalid_cause = vd.cause;
     snprintf(info->lateness_warning, sizeof info->lateness_warning, "%s", vd.warning);
     summary_cut_short_warning(&res->stats, info->cut_short_warning, sizeof info->cut_short_warning);
     info->lateness_moved = vd.worst;

@@ -322,11 +322,11 @@ static void summary_print_header(FILE *f, const struct summary_info *info)
     if (info->invalid) {
         fprintf(f,
                 "\n"
-                "*** INVALID RUN: the load generator could not keep its schedule ***\n"
+                "*** INVALID RUN: %s ***\n"
                 "*** %s\n"
                 "*** The latencies below include the client's own delay: an upper bound on "
                 "the server's, not its figures.\n",
-                summary_str(info->invalid_reason));
+                verdict_invalid_headline(info->invalid_cause), summary_str(info->invalid_reason));
     } else if (info->lateness_warning[0]) {
         /* Lateness that moved every percentile within its limit is a
          * note: the self-check passed, and on a shared VM a p99 over 1 ms

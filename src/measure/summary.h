@@ -114,6 +114,9 @@ struct summary_info {
     char lateness_warning[512]; /* valid, but lateness p99 > 1ms or one late send moved a
                                  * percentile past its limit: whose, what it moved; "" = none */
     char cut_short_warning[320]; /* summary_cut_short_warning's, "" = none */
+    /* Whose the late sends were (struct verdict's cause): the INVALID
+     * headline's words (verdict_invalid_headline). */
+    enum verdict_late_cause invalid_cause;
     /* Steady state (a sweep step's rule): judged only where the load held
      * still; steady_warning says why not, "" when steady or not judged;
      * steady_unjudged why it was not judged, "" when judged

@@ -222,6 +222,31 @@ const char *verdict_late_cause_name(enum verdict_late_cause c)
     return (unsigned)c < VERDICT_LATE_CAUSE_COUNT ? names[c] : "none";
 }
 
+enum verdict_late_cause verdict_late_cause_from_name(const char *name)
+{
+    for (int c = 0; name && c < VERDICT_LATE_CAUSE_COUNT; c++)
+        if (strcmp(name, verdict_late_cause_name((enum verdict_late_cause)c)) == 0)
+            return (enum verdict_late_cause)c;
+    return VERDICT_LATE_NONE;
+}
+
+/* The reason below the headline says the detail (whose(), or the sweep's
+ * per-step words); the headline only whose fault it was, and blames the
+ * generator only when it was busy: a run the OS stopped for 300 ms used
+ * to read "the load generator could not keep its schedule" above "the OS
+ * or VM did not run it in time (not the generator's load)". */
+const char *verdict_invalid_headline(enum verdict_late_cause c)
+{
+    switch (c) {
+    case VERDICT_LATE_ASLEEP:
+    case VERDICT_LATE_PREEMPTED: return "the host (OS or VM) did not run the client on schedule";
+    case VERDICT_LATE_BUSY: return "the load generator was too busy to keep the schedule";
+    case VERDICT_LATE_NONE:
+    case VERDICT_LATE_CAUSE_COUNT: break;
+    }
+    return "the client could not keep the schedule";
+}
+
 /* Whose lateness, as a clause (verdict_late_cause): the OS's or VM's when
  * at least half the late sends came due while the worker slept and it
  * woke late, or when the awake worker used little CPU yet was switched
@@ -295,6 +320,8 @@ int verdict_judge(const struct verdict_input *in, struct verdict *out)
     int lone = 0;
     int moves = judge_moves(in, tol, out, &lone);
     int no_hists = !in->ttft || !in->ttft_ontime || !in->e2e || !in->e2e_ontime;
+    out->cause = verdict_late_cause(in->late_sends, in->late_asleep, in->cpu_ns, in->wall_ns,
+                                    in->invol_switches);
     char l[16], who[256] = "";
     ll_fmt_duration(p99, l, sizeof l);
     if (in->kept != NULL && (p99 > VERDICT_LATE_NS || lone))

@@ -84,6 +84,17 @@ struct verdict_move {
     uint64_t sends_past_limit;
 };
 
+/* Whose the sends later than VERDICT_LATE_NS were. */
+enum verdict_late_cause {
+    VERDICT_LATE_NONE = 0,  /* no late send */
+    VERDICT_LATE_ASLEEP,    /* the worker slept through their due time and woke late:
+                             * the OS or VM did not run it in time */
+    VERDICT_LATE_PREEMPTED, /* awake, but the worker used little CPU and the OS
+                             * switched it out against its will: the host's fault */
+    VERDICT_LATE_BUSY,      /* awake and working: the generator's own limit */
+    VERDICT_LATE_CAUSE_COUNT,
+};
+
 struct verdict {
     int invalid;               /* 1: INVALID */
     int warned;                /* 1: valid, with a lateness warning */
@@ -94,17 +105,9 @@ struct verdict {
     struct verdict_move worst; /* the move nearest its limit (largest moved/limit) */
     uint64_t lone_late_ns;     /* ns, valid with a move past its limit that one send
                                 * made: that send's lateness; else 0 */
-};
-
-/* Whose the sends later than VERDICT_LATE_NS were. */
-enum verdict_late_cause {
-    VERDICT_LATE_NONE = 0,  /* no late send */
-    VERDICT_LATE_ASLEEP,    /* the worker slept through their due time and woke late:
-                             * the OS or VM did not run it in time */
-    VERDICT_LATE_PREEMPTED, /* awake, but the worker used little CPU and the OS
-                             * switched it out against its will: the host's fault */
-    VERDICT_LATE_BUSY,      /* awake and working: the generator's own limit */
-    VERDICT_LATE_CAUSE_COUNT,
+    /* Whose the late sends were (verdict_late_cause of the input's
+     * counts), whether valid or not: the INVALID headline's cause. */
+    enum verdict_late_cause cause;
 };
 
 /* A worker that used less than this share of its wall time on a CPU had
@@ -126,6 +129,19 @@ enum verdict_late_cause verdict_late_cause(uint64_t late_sends, uint64_t late_as
 /* "none", "asleep", "preempted", "busy" (summary.json's
  * lateness_diagnosis.cause). */
 const char *verdict_late_cause_name(enum verdict_late_cause c);
+
+/* The cause named name (verdict_late_cause_name's words); NONE for NULL
+ * or any other name (an older file's: not known). */
+enum verdict_late_cause verdict_late_cause_from_name(const char *name);
+
+/* The INVALID headline: who could not keep the schedule, by the cause of
+ * the late sends, so that it never blames the generator for the host's
+ * fault. The host (OS or VM) for ASLEEP and PREEMPTED, the generator for
+ * BUSY, "the client" when not known (NONE). One clause, no capital and no
+ * full stop, the same for a run and for steps: the terminal's "*** INVALID
+ * RUN: ... ***", the HTML pages' banners and verdict line all print it.
+ * Static storage. */
+const char *verdict_invalid_headline(enum verdict_late_cause c);
 
 /* A prefix cache warmed by an earlier run: the ok requests that reported
  * cached tokens must number at least VERDICT_CACHE_MIN_REQUESTS, and the

@@ -345,6 +345,7 @@ static void merged_verdict(struct merge *m, const json_t *fs, const struct part_
     struct verdict vd;
     info->invalid = verdict_judge(v, &vd);
     snprintf(info->invalid_reason, sizeof info->invalid_reason, "%s", vd.reason);
+    info->invalid_cause = vd.cause;
     snprintf(info->lateness_warning, sizeof info->lateness_warning, "%s", vd.warning);
     summary_cut_short_warning(st, info->cut_short_warning, sizeof info->cut_short_warning);
     info->lateness_moved = vd.worst;

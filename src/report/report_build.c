@@ -284,6 +284,7 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
     r->invalid =
         sweep_invalid_text(b->sw.steps, b->sw.n_steps, b->invalid_text, sizeof b->invalid_text) > 0;
     r->invalid_reason = r->invalid ? b->invalid_text : NULL;
+    r->invalid_cause = sweep_invalid_cause(b->sw.steps, b->sw.n_steps);
     r->probe_t0_s = b->probe_t0_s;
     r->probe_t1_s = b->probe_t1_s;
     r->probe_inflight = b->probe_inflight;

@@ -241,10 +241,10 @@ static size_t report_invalid_steps(const struct report *r, size_t *load_steps)
     return bad;
 }
 
-/* The banners: INVALID (with its reason when given) when the generator
- * could not keep its schedule, CLOSED LOOP in a closed loop. When some
- * load steps are INVALID and others are not, the banner is about those
- * steps alone: the search left them out and the sweep's exit status is 0,
+/* The banners: INVALID (with its reason when given) when the client
+ * could not keep its schedule (whose fault: r->invalid_cause), CLOSED
+ * LOOP in a closed loop. When some load steps are INVALID and others
+ * are not, the banner is about those steps alone: the search left them out and the sweep's exit status is 0,
  * so "these figures are not trustworthy" over the whole page (what a
  * sweep against llama.cpp showed for 1 of 7 steps, one send 3.6 ms late)
  * would tell the user to discard the steps and findings that stand. */
@@ -256,14 +256,17 @@ static void report_banners(struct strbuf *b, const struct report *r)
         if (r->invalid_reason != NULL)
             strbuf_put_xml(b, r->invalid_reason);
         else
-            strbuf_puts(b, "Some steps are INVALID (the load generator could not keep their "
-                           "schedule): the table marks them and the capacity search leaves "
-                           "them out");
+            strbuf_printf(b,
+                          "Some steps are INVALID (%s): the table marks them and the "
+                          "capacity search leaves them out",
+                          verdict_invalid_headline(r->invalid_cause));
         strbuf_puts(b, ". The other steps' figures, and the findings made from them, "
                        "stand.</div>\n");
     } else if (r->invalid) {
-        strbuf_puts(b, "<div class=\"banner invalid\">INVALID: the load generator could "
-                       "not keep its schedule; these figures are not trustworthy.");
+        strbuf_printf(b,
+                      "<div class=\"banner invalid\">INVALID: %s; these figures are not "
+                      "trustworthy.",
+                      verdict_invalid_headline(r->invalid_cause));
         if (r->invalid_reason != NULL) {
             strbuf_puts(b, " ");
             strbuf_put_xml(b, r->invalid_reason);

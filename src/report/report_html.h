@@ -17,6 +17,7 @@
 
 #include "measure/hist.h"
 #include "measure/record.h"
+#include "measure/verdict.h"
 #include "util/strbuf.h"
 
 /* The percentiles of every latency array below, in this order:
@@ -172,6 +173,9 @@ struct report {
     int closed_loop;            /* 1: labelled CLOSED LOOP wherever it matters */
     int invalid;                /* 1: generator-bound, figures not trustworthy */
     const char *invalid_reason; /* why, when invalid; may be NULL */
+    /* Whose fault, for the INVALID headline (verdict_invalid_headline);
+     * VERDICT_LATE_NONE = not known. */
+    enum verdict_late_cause invalid_cause;
     const struct report_step *steps; /* n_steps, in the order they ran */
     const char *step_mark;           /* the label of each step's start line on the charts
                                  * over time; NULL = its rate ("30/s"), as a sweep's;

@@ -41,6 +41,7 @@
 
 #include "measure/hist.h"
 #include "measure/record.h"
+#include "measure/verdict.h"
 #include "report/report_html.h"
 #include "report/report_int.h"
 #include "report/report_runsec.h"
@@ -121,6 +122,15 @@ static const char *run_nothing_measured(const json_t *sum)
     return run_none_ok(sum) ? "" : NULL;
 }
 
+/* The INVALID headline of summary.json's run: whose fault, by its
+ * lateness_diagnosis.cause (verdict_invalid_headline; "the client" in a
+ * file from before the diagnosis). */
+static const char *run_invalid_headline(const json_t *sum)
+{
+    return verdict_invalid_headline(
+        verdict_late_cause_from_name(jstr(sum, "lateness_diagnosis.cause")));
+}
+
 /* The verdict in one line: how the run ended (no request ok, --expect
  * failed or passed), INVALID or valid, steady or not (or why not judged:
  * "steady not judged: ...", as the terminal's steady line), interrupted. */
@@ -138,9 +148,10 @@ static void run_verdict_line(struct strbuf *t, const json_t *sum)
         strbuf_printf(t, "%s; ", jstr(sum, "shard_empty"));
     if (f.len)
         strbuf_printf(t, "FAILED --expect: %s; ", f.data);
-    int invalid = json_is_true(json_object_get(sum, "invalid"));
-    strbuf_puts(t, invalid ? "INVALID (the generator's lateness moved the latencies)"
-                           : "valid (the generator kept its schedule)");
+    if (json_is_true(json_object_get(sum, "invalid")))
+        strbuf_printf(t, "INVALID (%s)", run_invalid_headline(sum));
+    else
+        strbuf_puts(t, "valid (the generator kept its schedule)");
     const json_t *st = json_object_get(sum, "steady");
     if (json_is_boolean(st))
         strbuf_puts(t, json_is_true(st) ? "; steady" : "; not steady");
@@ -230,11 +241,12 @@ static void run_banners(struct strbuf *b, const json_t *sum)
         strbuf_puts(b, "</div>\n");
     }
     strbuf_free(&f);
-    if (json_is_true(json_object_get(sum, "invalid")))
-        run_banner(b, "invalid",
-                   "INVALID: the load generator could not keep its schedule; these "
-                   "figures are not trustworthy.",
-                   jstr(sum, "invalid_reason"));
+    if (json_is_true(json_object_get(sum, "invalid"))) {
+        char head[160];
+        snprintf(head, sizeof head, "INVALID: %s; these figures are not trustworthy.",
+                 run_invalid_headline(sum));
+        run_banner(b, "invalid", head, jstr(sum, "invalid_reason"));
+    }
     if (json_is_true(json_object_get(sum, "interrupted")))
         run_banner(b, "invalid", "Interrupted: a signal cut the window short.",
                    jstr(sum, "stop_reason"));

@@ -261,6 +261,20 @@ void sweep_late_whose_list(const double *rps, const enum verdict_late_cause *cau
         snprintf(buf + at, len - at, "%s)", n > kept ? "; more not shown" : "");
 }
 
+enum verdict_late_cause sweep_invalid_cause(const struct sweep_step *steps, size_t n)
+{
+    enum verdict_late_cause c = VERDICT_LATE_CAUSE_COUNT; /* none seen yet */
+    for (size_t i = 0; i < n; i++) {
+        if (steps[i].f.recovery || !steps[i].invalid)
+            continue;
+        enum verdict_late_cause ci = sweep_late_cause(&steps[i].f.late);
+        if (c != VERDICT_LATE_CAUSE_COUNT && ci != c)
+            return VERDICT_LATE_NONE;
+        c = ci;
+    }
+    return c == VERDICT_LATE_CAUSE_COUNT ? VERDICT_LATE_NONE : c;
+}
+
 size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, size_t len)
 {
     size_t bad = 0, all = 0, at = 0;

@@ -908,6 +908,12 @@ void sweep_findings_text(const struct sweep_findings *fd, const struct sweep_set
  * when none. */
 size_t sweep_invalid_text(const struct sweep_step *steps, size_t n, char *buf, size_t len);
 
+/* Whose lateness made the load steps (recovery aside) INVALID, for the
+ * report's headline (verdict_invalid_headline): the cause every INVALID
+ * step's diagnosis gives; VERDICT_LATE_NONE when they differ, when none
+ * is INVALID, or when a step's is not known (an older steps.jsonl). */
+enum verdict_late_cause sweep_invalid_cause(const struct sweep_step *steps, size_t n);
+
 /* Whose lateness made steps INVALID, as the noun phrase that says so
  * ("<whose> moved their latencies"): "the generator's own lateness" when
  * not known (VERDICT_LATE_NONE: the words of files from before the

@@ -283,7 +283,11 @@ static const char *const selfcheck_args[] = {
     "--rate", "100", "--arrival", "constant", "--duration", "2s",
     "--prompt-tokens", "8", "--output-tokens", "4", NULL};
 
-#define BANNER_TOP "*** INVALID RUN: the load generator could not keep its schedule ***\n"
+/* The headline says whose fault, as lateness_diagnosis.cause does. */
+#define BANNER_TOP_HOST                                                                            \
+    "*** INVALID RUN: the host (OS or VM) did not run the client on schedule ***\n"
+#define BANNER_TOP_BUSY                                                                            \
+    "*** INVALID RUN: the load generator was too busy to keep the schedule ***\n"
 #define BANNER_END "\n*** INVALID RUN: schedule lateness p99 "
 /* A stopped process is the OS not running the worker, not its load: the
  * reason says whose lateness it was (docs/metrics.md, "Whose lateness"). */
@@ -415,7 +419,14 @@ static void test_invalid_when_client_paused(void **state)
     assert_true(json_is_false(json_object_get(o, "interrupted")));
     assert_true(harness_is_null(o, "stop_reason"));
     json_decref(run);
-    assert_has(res.out, BANNER_TOP, "stdout");
+    /* Stopped while asleep: the host's fault, and the headline says so
+     * above the reason that does (it once blamed the generator). */
+    const char *cause = harness_sval(json_object_get(s, "lateness_diagnosis"), "cause");
+    if (asleep_seen)
+        assert_string_equal(cause, "asleep");
+    assert_has(res.out, strcmp(cause, "busy") == 0 ? BANNER_TOP_BUSY : BANNER_TOP_HOST, "stdout");
+    if (strcmp(cause, "busy") != 0 && strstr(res.out, "generator could not keep"))
+        fail_msg("the host's lateness is headlined as the generator's:\n%s", res.out);
     assert_has(res.out,
                "\n*** The latencies below include the client's own delay: an upper bound on the "
                "server's, not its figures.\n",
@@ -757,6 +768,10 @@ static void test_sweep_step_invalid_when_client_paused(void **state)
         assert_has(res.err, "INVALID: no step could be judged: lateness of the OS or VM", "stderr");
         char *html = harness_read_in(res.dir, "report.html");
         assert_has(html, "lateness of the OS or VM, not the generator", "report.html");
+        assert_has(html,
+                   "INVALID: the host (OS or VM) did not run the client on schedule; these "
+                   "figures are not trustworthy.",
+                   "report.html");
         free(html);
         if (strstr(res.out, "the generator's own lateness"))
             fail_msg("the OS's lateness is still the generator's:\n%s", res.out);

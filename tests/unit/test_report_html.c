@@ -950,8 +950,14 @@ static void test_invalid_banner_some_steps(void **state)
     f.steps[4].recovery = 1;
     doc = render(&f.r);
     assert_non_null(strstr(doc,
-                           "<div class=\"banner invalid\">INVALID: the load generator could "
-                           "not keep its schedule; these figures are not trustworthy. 1 of 5"));
+                           "<div class=\"banner invalid\">INVALID: the client could "
+                           "not keep the schedule; these figures are not trustworthy. 1 of 5"));
+    free(doc);
+    /* Whose fault, as the steps' causes say (one home for the words). */
+    f.r.invalid_cause = VERDICT_LATE_ASLEEP;
+    doc = render(&f.r);
+    assert_non_null(strstr(doc, "<div class=\"banner invalid\">INVALID: the host (OS or VM) "
+                                "did not run the client on schedule; these figures"));
     free(doc);
 }
 

@@ -73,9 +73,10 @@ static char *render_with(const char *sum_text, const char *hist_path)
     return doc;
 }
 
-/* Render the fixture; the hist.jsonl of two workers in second 1 and one
- * in second 2 goes through a temporary file. Caller frees. */
-static char *render_fixture(void)
+/* Render the fixture, its lateness_diagnosis.cause set to cause (NULL:
+ * none, as the fixture has); the hist.jsonl of two workers in second 1
+ * and one in second 2 goes through a temporary file. Caller frees. */
+static char *render_fixture_cause(const char *cause)
 {
     char path[] = "/tmp/test_report_run.XXXXXX";
     FILE *f = test_temp_file(path);
@@ -84,9 +85,25 @@ static char *render_fixture(void)
     hist_line(f, 2, 1, 0, c, 1);
     hist_line(f, 1, 1, 0, b, 1);
     fclose(f);
-    char *doc = render_with(fx_summary, path);
+    char *text = NULL;
+    if (cause != NULL) {
+        json_t *sum = json_loads(fx_summary, 0, NULL);
+        assert_non_null(sum);
+        json_t *ld = json_object();
+        json_object_set_new(ld, "cause", json_string(cause));
+        json_object_set_new(sum, "lateness_diagnosis", ld);
+        text = json_dumps(sum, 0);
+        json_decref(sum);
+    }
+    char *doc = render_with(text ? text : fx_summary, path);
+    free(text);
     unlink(path);
     return doc;
+}
+
+static char *render_fixture(void)
+{
+    return render_fixture_cause(NULL);
 }
 
 static void test_tables_quote_summary(void **state)
@@ -114,17 +131,34 @@ static void test_tables_quote_summary(void **state)
 static void test_verdict_said(void **state)
 {
     (void)state;
+    /* No lateness_diagnosis (an older summary.json): whose is not known. */
     static const char *const has[] = {
-        "INVALID: the load generator could not keep its schedule",
+        "INVALID: the client could not keep the schedule; these figures are not trustworthy. "
         "sends &lt;late&gt; &amp; slow",
         "TTFT p99 rose 3x",
-        "id=\"verdict\">INVALID",
-        "; not steady",
+        "id=\"verdict\">INVALID (the client could not keep the schedule); not steady",
         NULL,
     };
     char *doc = render_fixture();
     assert_page(doc, has, NULL);
     free(doc);
+    /* The banner and the verdict line say whose fault by the cause. */
+    static const char *const causes[][2] = {
+        {"asleep", "the host (OS or VM) did not run the client on schedule"},
+        {"preempted", "the host (OS or VM) did not run the client on schedule"},
+        {"busy", "the load generator was too busy to keep the schedule"},
+    };
+    for (size_t i = 0; i < LL_ARRAY_LEN(causes); i++) {
+        doc = render_fixture_cause(causes[i][0]);
+        char banner[200], verdict[200];
+        snprintf(banner, sizeof banner, "INVALID: %s; these figures are not trustworthy.",
+                 causes[i][1]);
+        snprintf(verdict, sizeof verdict, "id=\"verdict\">INVALID (%s)", causes[i][1]);
+        const char *const has[] = {banner, verdict, NULL};
+        const char *const lacks[] = {"generator could not", "generator's lateness", NULL};
+        assert_page(doc, has, lacks);
+        free(doc);
+    }
 }
 
 static void test_seconds_add_up(void **state)

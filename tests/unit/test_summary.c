@@ -236,11 +236,25 @@ static void test_print(void **state)
     find_line(out, "llmload run: ", line, sizeof(line));
     assert_string_equal(line, "llmload run: closed-loop (interrupted: partial results)");
     find_line(out, "CLOSED LOOP: latencies exclude the wait", line, sizeof(line));
-    find_line(out, "*** INVALID RUN: the load generator could not keep its schedule",
-              line, sizeof(line));
+    /* The headline says whose fault, as the cause does: the client's
+     * when not known, the host's, or the generator's when it was busy. */
+    find_line(out, "*** INVALID RUN: ", line, sizeof(line));
+    assert_string_equal(line, "*** INVALID RUN: the client could not keep the schedule ***");
     find_line(out, "*** schedule lateness p99 12ms > 1ms", line, sizeof(line));
     find_line(out, "*** INVALID RUN: schedule lateness p99 12ms > 1ms", line,
               sizeof(line));
+    free(out);
+    fx.info.invalid_cause = VERDICT_LATE_PREEMPTED;
+    out = print_to_string(&fx.s, &fx.info);
+    find_line(out, "*** INVALID RUN: ", line, sizeof(line));
+    assert_string_equal(line, "*** INVALID RUN: the host (OS or VM) did not run the client on "
+                              "schedule ***");
+    free(out);
+    fx.info.invalid_cause = VERDICT_LATE_BUSY;
+    out = print_to_string(&fx.s, &fx.info);
+    find_line(out, "*** INVALID RUN: ", line, sizeof(line));
+    assert_string_equal(
+        line, "*** INVALID RUN: the load generator was too busy to keep the schedule ***");
     find_line(out, "unfinished: ", line, sizeof(line));
     assert_string_equal(line, "unfinished: 3 scheduled requests have no record");
     /* A closed loop offers no rate, and says so rather than "offered -". */

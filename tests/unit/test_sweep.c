@@ -1028,27 +1028,33 @@ static void test_step_invalid_whose(void **state)
              "lateness%s",
              tail);
     assert_string_equal(buf, want);
+    /* The report's headline: whose is not known. */
+    assert_int_equal(sweep_invalid_cause(st, 1), VERDICT_LATE_NONE);
 
-    /* Each cause: the step's own reason, then the INVALID line's words. */
+    /* Each cause: the step's own reason, then the INVALID line's words
+     * and the headline's cause. */
     static const struct {
         const struct sweep_late *late;
         const char *reason, *words;
+        enum verdict_late_cause cause;
     } causes[] = {
         {&late_asleep,
          ")): 150 of the 200 sends later than 1ms came due while the worker slept, and it woke "
          "late: the OS or VM did not run it in time (not the generator's load)",
          "lateness of the OS or VM, not the generator's load (the worker slept through the "
-         "sends' times and woke late)"},
+         "sends' times and woke late)",
+         VERDICT_LATE_ASLEEP},
         {&late_preempted,
          ")): preempted by the OS (the host's fault), not busy: awake when 190 of the 200 sends "
          "later than 1ms came due, the worker used 500.00ms of CPU in 10.00s and was switched "
          "out 40 times against its will",
          "lateness of the OS or VM, not the generator's load (preempted by the OS, the host's "
-         "fault, not busy)"},
+         "fault, not busy)",
+         VERDICT_LATE_PREEMPTED},
         {&late_busy,
          ")): the generator could not keep the schedule (busy when 200 of the 200 sends later "
          "than 1ms came due; its workers used 9.00s of CPU in 10.00s)",
-         "the generator's own lateness (busy: its own limit)"},
+         "the generator's own lateness (busy: its own limit)", VERDICT_LATE_BUSY},
     };
     for (size_t c = 0; c < LL_ARRAY_LEN(causes); c++) {
         rejudge(&st[0], causes[c].late, &set);
@@ -1058,6 +1064,7 @@ static void test_step_invalid_whose(void **state)
         snprintf(want, sizeof want, "1 of 1 steps (at 20 req/s) are INVALID: %s%s", causes[c].words,
                  tail);
         assert_string_equal(buf, want);
+        assert_int_equal(sweep_invalid_cause(st, 1), causes[c].cause);
     }
 
     rejudge(&st[1], &late_asleep, &set);
@@ -1068,6 +1075,10 @@ static void test_step_invalid_whose(void **state)
              "(busy))%s",
              tail);
     assert_string_equal(buf, want);
+    /* Two causes: the headline names neither; one shared: that one. */
+    assert_int_equal(sweep_invalid_cause(st, 2), VERDICT_LATE_NONE);
+    rejudge(&st[0], &late_asleep, &set);
+    assert_int_equal(sweep_invalid_cause(st, 2), VERDICT_LATE_ASLEEP);
     for (int k = 0; k < 2; k++)
         sweep_step_free(&st[k]);
 }

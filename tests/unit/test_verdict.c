@@ -554,12 +554,48 @@ static void test_preempted_reason(void **state)
                 "of the 200 sends later than 1ms came due, the worker used 220.00ms "
                 "of CPU in 9.50s and was switched out 239 times against its will",
                 NULL);
+    assert_int_equal(v.cause, VERDICT_LATE_PREEMPTED);
     in.cpu_ns = 9000 * MS;
     assert_int_equal(verdict_judge(&in, &v), 1);
     expect_text("reason", v.reason, "",
                 ": the generator could not keep the schedule (busy when 200 of the 200 "
                 "sends later than 1ms came due; its workers used 9.00s of CPU in 9.50s)",
                 NULL);
+    assert_int_equal(v.cause, VERDICT_LATE_BUSY);
+    in.late_asleep = 150;
+    assert_int_equal(verdict_judge(&in, &v), 1);
+    assert_int_equal(v.cause, VERDICT_LATE_ASLEEP);
+}
+
+/* The INVALID headline follows the cause the reason below it gives: the
+ * host's fault when the worker slept or was preempted, the generator's
+ * only when it was busy, the client's when not known. A host cause never
+ * blames the generator (the headline once said "the load generator could
+ * not keep its schedule" above "preempted by the OS (the host's fault),
+ * not busy"). Each cause's name reads back to it, any other to NONE. */
+static void test_invalid_headline(void **state)
+{
+    (void)state;
+    static const struct {
+        enum verdict_late_cause c;
+        const char *want;
+    } cases[] = {
+        {VERDICT_LATE_NONE, "the client could not keep the schedule"},
+        {VERDICT_LATE_ASLEEP, "the host (OS or VM) did not run the client on schedule"},
+        {VERDICT_LATE_PREEMPTED, "the host (OS or VM) did not run the client on schedule"},
+        {VERDICT_LATE_BUSY, "the load generator was too busy to keep the schedule"},
+    };
+    _Static_assert(LL_ARRAY_LEN(cases) == VERDICT_LATE_CAUSE_COUNT, "every cause");
+    for (size_t i = 0; i < LL_ARRAY_LEN(cases); i++) {
+        const char *h = verdict_invalid_headline(cases[i].c);
+        assert_string_equal(h, cases[i].want);
+        if (cases[i].c != VERDICT_LATE_BUSY)
+            assert_null(strstr(h, "generator"));
+        assert_int_equal(verdict_late_cause_from_name(verdict_late_cause_name(cases[i].c)),
+                         cases[i].c);
+    }
+    assert_int_equal(verdict_late_cause_from_name(NULL), VERDICT_LATE_NONE);
+    assert_int_equal(verdict_late_cause_from_name("stolen"), VERDICT_LATE_NONE);
 }
 
 /* A warm prefix cache: far above what the workload shares, with enough
@@ -604,4 +640,5 @@ TEST_MAIN(cmocka_unit_test_setup_teardown(test_max_not_judged, setup, teardown),
           cmocka_unit_test_setup_teardown(test_achieved, setup, teardown),
           cmocka_unit_test_setup_teardown(test_without_moves, setup, teardown),
           cmocka_unit_test(test_cache_carryover), cmocka_unit_test(test_late_cause),
+          cmocka_unit_test(test_invalid_headline),
           cmocka_unit_test_setup_teardown(test_preempted_reason, setup, teardown))
