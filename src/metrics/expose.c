@@ -27,6 +27,8 @@
 
 enum { EX_TTFT, EX_E2E, EX_LATE, EX_N };
 
+struct ex_conn;
+
 static const char *const ex_name[EX_N] = {
     "llmload_ttft_seconds",
     "llmload_e2e_seconds",
@@ -58,6 +60,10 @@ struct exposer {
     uint64_t ring_t_ns[EXPOSE_WINDOW_UPDATES + 1];   /* the achieved-rate window */
     uint64_t ring_sent[EXPOSE_WINDOW_UPDATES + 1];
     size_t updates;
+
+    /* Owned by the serving thread. */
+    struct ex_conn *conns;     /* EXPOSE_MAX_CONNS slots */
+    uint64_t accept_resume_ns; /* ll_now_ns() clock; 0: accepting */
 };
 
 /* ---- rendering ---------------------------------------------------------- */
@@ -191,103 +197,210 @@ char *expose_render(struct exposer *e, size_t *len)
 
 /* ---- serving ------------------------------------------------------------ */
 
-static void send_all(int fd, const char *p, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return; /* the client went away: nothing to tell anyone */
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-}
-
-static void send_status(int fd, const char *status)
-{
-    char head[256];
-    int n = snprintf(head, sizeof head,
-                     "HTTP/1.1 %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
-                     "Connection: close\r\n\r\n%s\n",
-                     status, strlen(status) + 1, status);
-    if (n > 0 && (size_t)n < sizeof head)
-        send_all(fd, head, (size_t)n);
-}
-
-/* Read one request head and answer it. Blocking, with 1 s socket timeouts,
- * so a stuck client delays the next scrape by at most that. */
-static void serve_one(struct exposer *e, int fd)
-{
-    struct timeval tv = {.tv_sec = 1};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+/* One client connection, non-blocking: its request head is read into req
+ * until the blank line, then out holds the whole answer until it is sent.
+ * The connection is closed after its answer, or at deadline_ns whatever
+ * state it is in, so a client that trickles one byte at a time holds its
+ * slot for EXPOSE_CONN_DEADLINE_NS at most. */
+struct ex_conn {
+    int fd;               /* -1: the slot is free */
+    uint64_t deadline_ns; /* ll_now_ns() clock */
+    size_t len;           /* bytes of req read */
     char req[EXPOSE_MAX_REQUEST_BYTES + 1];
-    size_t len = 0;
-    for (;;) {
-        if (len == EXPOSE_MAX_REQUEST_BYTES) {
-            send_status(fd, "431 Request Header Fields Too Large");
-            return;
-        }
-        ssize_t n = recv(fd, req + len, EXPOSE_MAX_REQUEST_BYTES - len, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        len += (size_t)n;
-        req[len] = '\0';
-        if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
-            break;
-    }
+    char *out;               /* the answer (NULL while reading) */
+    size_t out_len, out_off; /* bytes, and bytes sent */
+};
+
+/* How long accept waits after running out of descriptors: accept4 fails
+ * again at once while the queued connection is still there, so without a
+ * pause the loop would spin. */
+#define EXPOSE_ACCEPT_BACKOFF_NS 100000000ull
+
+/* The answer to one request head: a new string (caller frees), its length
+ * in *len. */
+static char *answer(struct exposer *e, const char *req, size_t *len)
+{
+    struct strbuf b;
+    strbuf_init(&b);
+    const char *status = NULL;
     int get = strncmp(req, "GET ", 4) == 0, head = strncmp(req, "HEAD ", 5) == 0;
-    if (!get && !head) {
-        send_status(fd, "405 Method Not Allowed");
-        return;
-    }
     const char *path = req + (get ? 4 : 5);
     size_t plen = strcspn(path, " ?\r\n");
-    if (!(plen == 8 && memcmp(path, "/metrics", 8) == 0)) {
-        send_status(fd, "404 Not Found");
-        return;
-    }
-    size_t blen;
-    char *body = expose_render(e, &blen);
-    char hdr[256];
-    int n = snprintf(hdr, sizeof hdr,
-                     "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
-                     "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-                     blen);
-    if (n > 0 && (size_t)n < sizeof hdr) {
-        send_all(fd, hdr, (size_t)n);
+    if (!get && !head)
+        status = "405 Method Not Allowed";
+    else if (!(plen == 8 && memcmp(path, "/metrics", 8) == 0))
+        status = "404 Not Found";
+    if (status) {
+        strbuf_printf(&b,
+                      "HTTP/1.1 %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
+                      "Connection: close\r\n\r\n%s\n",
+                      status, strlen(status) + 1, status);
+    } else {
+        size_t blen;
+        char *body = expose_render(e, &blen);
+        strbuf_printf(&b,
+                      "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; "
+                      "charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+                      blen);
         if (get)
-            send_all(fd, body, blen);
+            strbuf_add(&b, body, blen);
+        free(body);
     }
-    free(body);
+    *len = b.len;
+    return b.data;
 }
 
+static void conn_close(struct ex_conn *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    free(c->out);
+    c->fd = -1;
+    c->out = NULL;
+    c->len = c->out_len = c->out_off = 0;
+}
+
+/* Read what the client has sent; once the head is complete (or too long),
+ * make the answer. */
+static void conn_read(struct exposer *e, struct ex_conn *c)
+{
+    for (;;) {
+        ssize_t n = recv(c->fd, c->req + c->len, EXPOSE_MAX_REQUEST_BYTES - c->len, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n <= 0) {
+            conn_close(c);
+            return;
+        }
+        c->len += (size_t)n;
+        c->req[c->len] = '\0';
+        if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n")) {
+            c->out = answer(e, c->req, &c->out_len);
+            return;
+        }
+        if (c->len == EXPOSE_MAX_REQUEST_BYTES) {
+            static const char too_long[] = "HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                                           "Content-Type: text/plain\r\nContent-Length: 36\r\n"
+                                           "Connection: close\r\n\r\n"
+                                           "431 Request Header Fields Too Large\n";
+            c->out = ll_strdup(too_long);
+            c->out_len = sizeof too_long - 1;
+            return;
+        }
+    }
+}
+
+/* Send what the socket takes of the answer; close once all is sent or the
+ * client has gone. */
+static void conn_write(struct ex_conn *c)
+{
+    while (c->out_off < c->out_len) {
+        ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n < 0)
+            break; /* the client went away: nothing to tell anyone */
+        c->out_off += (size_t)n;
+    }
+    conn_close(c);
+}
+
+/* Accept what is queued into free slots. Out of descriptors, pause
+ * accepting for EXPOSE_ACCEPT_BACKOFF_NS. */
+static void accept_some(struct exposer *e, uint64_t now_ns)
+{
+    for (size_t i = 0; i < EXPOSE_MAX_CONNS; i++) {
+        struct ex_conn *c = &e->conns[i];
+        if (c->fd >= 0)
+            continue;
+        int fd = accept4(e->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                e->accept_resume_ns = now_ns + EXPOSE_ACCEPT_BACKOFF_NS;
+            return; /* EAGAIN, or a reset before accept: the client retries */
+        }
+        c->fd = fd;
+        c->deadline_ns = now_ns + EXPOSE_CONN_DEADLINE_NS;
+    }
+}
+
+/* Milliseconds until the nearest deadline (a connection's, or the end of
+ * an accept pause), rounded up; -1 when there is none. */
+static int poll_timeout_ms(const struct exposer *e, uint64_t now_ns)
+{
+    uint64_t next = UINT64_MAX;
+    if (e->accept_resume_ns > now_ns)
+        next = e->accept_resume_ns;
+    for (size_t i = 0; i < EXPOSE_MAX_CONNS; i++)
+        if (e->conns[i].fd >= 0 && e->conns[i].deadline_ns < next)
+            next = e->conns[i].deadline_ns;
+    if (next == UINT64_MAX)
+        return -1;
+    if (next <= now_ns)
+        return 0;
+    return (int)((next - now_ns + 999999) / 1000000);
+}
+
+/* The serving thread: one poll over the stop signal, the listening socket
+ * (while a slot is free and accepting is not paused) and every open
+ * connection, so a slow or idle client neither blocks another nor keeps
+ * expose_free waiting. */
 static void *expose_main(void *arg)
 {
     struct exposer *e = arg;
     for (;;) {
-        struct pollfd p[2] = {{.fd = e->listen_fd, .events = POLLIN},
-                              {.fd = e->stop_fd, .events = POLLIN}};
-        int n = poll(p, 2, -1);
+        struct pollfd p[2 + EXPOSE_MAX_CONNS];
+        size_t slot_of[2 + EXPOSE_MAX_CONNS];
+        nfds_t np = 0;
+        uint64_t now = ll_now_ns();
+        p[np++] = (struct pollfd){.fd = e->stop_fd, .events = POLLIN};
+        int free_slot = 0;
+        for (size_t i = 0; i < EXPOSE_MAX_CONNS; i++) {
+            struct ex_conn *c = &e->conns[i];
+            if (c->fd < 0) {
+                free_slot = 1;
+                continue;
+            }
+            slot_of[np] = i;
+            p[np++] = (struct pollfd){.fd = c->fd, .events = c->out ? POLLOUT : POLLIN};
+        }
+        nfds_t listen_at = 0;
+        if (free_slot && now >= e->accept_resume_ns) {
+            listen_at = np;
+            p[np++] = (struct pollfd){.fd = e->listen_fd, .events = POLLIN};
+        }
+        int n = poll(p, np, poll_timeout_ms(e, now));
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             ll_errorf("--expose: poll: %s", strerror(errno));
             return NULL;
         }
-        if (p[1].revents || (p[0].revents & (POLLERR | POLLHUP | POLLNVAL)))
+        if (p[0].revents)
             return NULL;
-        if (!(p[0].revents & POLLIN))
-            continue;
-        int fd = accept4(e->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0)
-            continue; /* EMFILE, a reset before accept: the client retries */
-        serve_one(e, fd);
-        close(fd);
+        if (listen_at && (p[listen_at].revents & (POLLERR | POLLHUP | POLLNVAL)))
+            return NULL;
+        now = ll_now_ns();
+        for (nfds_t k = 1; k < np; k++) {
+            if (k == listen_at || !p[k].revents)
+                continue;
+            struct ex_conn *c = &e->conns[slot_of[k]];
+            if (c->out)
+                conn_write(c);
+            else
+                conn_read(e, c);
+            if (c->fd >= 0 && c->out && c->out_off == 0)
+                conn_write(c); /* the answer is ready: most fit the socket at once */
+        }
+        for (size_t i = 0; i < EXPOSE_MAX_CONNS; i++)
+            if (e->conns[i].fd >= 0 && now >= e->conns[i].deadline_ns)
+                conn_close(&e->conns[i]);
+        if (listen_at && (p[listen_at].revents & POLLIN))
+            accept_some(e, now);
     }
 }
 
@@ -364,11 +477,14 @@ struct exposer *expose_new(const char *addr_port, double offered_rate_per_s, cha
     pthread_mutex_init(&e->lock, NULL);
     strbuf_init(&e->page);
     e->merged = hist_new();
+    e->conns = ll_calloc(EXPOSE_MAX_CONNS, sizeof *e->conns);
+    for (size_t i = 0; i < EXPOSE_MAX_CONNS; i++)
+        e->conns[i].fd = -1;
     for (int x = 0; x < EX_N; x++)
         for (size_t i = 0; i < EXPOSE_WINDOW_UPDATES; i++)
             e->ring[x][i] = hist_new();
 
-    e->listen_fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    e->listen_fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (e->listen_fd < 0) {
         snprintf(err, errlen, "socket: %s", strerror(errno));
         goto fail;
@@ -429,6 +545,10 @@ void expose_free(struct exposer *e)
             shutdown(e->listen_fd, SHUT_RDWR); /* poll then reports a hang-up */
         pthread_join(e->th, NULL);
     }
+    if (e->conns)
+        for (size_t i = 0; i < EXPOSE_MAX_CONNS; i++)
+            conn_close(&e->conns[i]);
+    free(e->conns);
     if (e->stop_fd >= 0)
         close(e->stop_fd);
     if (e->listen_fd >= 0)

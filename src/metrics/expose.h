@@ -5,8 +5,9 @@
  * and E2E quantiles.
  *
  * One small thread with its own listening socket answers GET /metrics in
- * the Prometheus text format 0.0.4, one connection at a time, and closes
- * each connection after its answer. The numbers come from the driver's
+ * the Prometheus text format 0.0.4, up to EXPOSE_MAX_CONNS connections at
+ * once from one poll loop, and closes each connection after its answer or
+ * after EXPOSE_CONN_DEADLINE_NS, whichever comes first. The numbers come from the driver's
  * live view (struct driver_live), handed over with expose_update; the page
  * is rendered there, so a scrape costs a copy. The names are listed in
  * docs/server-metrics.md. */
@@ -23,6 +24,12 @@
 #define EXPOSE_WINDOW_UPDATES 10
 /* A request head longer than this gets a 431 and a close. */
 #define EXPOSE_MAX_REQUEST_BYTES 8192
+/* Connections served at once; more wait in the listen queue. */
+#define EXPOSE_MAX_CONNS 8
+/* A connection's whole life, request and answer, in nanoseconds: a client
+ * that trickles its request or reads slowly is cut off then, so eight idle
+ * clients delay a scrape by this much at most. */
+#define EXPOSE_CONN_DEADLINE_NS 2000000000ull
 
 struct exposer;
 
@@ -53,7 +60,9 @@ void expose_update(struct exposer *e, const struct driver_live *live);
  * a final copy. */
 char *expose_render(struct exposer *e, size_t *len);
 
-/* Stop the thread, close the socket, free everything. NULL does nothing. */
+/* Stop the thread, close the socket and every connection, free
+ * everything. Returns promptly whatever the clients are doing. NULL does
+ * nothing. */
 void expose_free(struct exposer *e);
 
 #endif
