@@ -154,9 +154,9 @@ static void test_verdict_said(void **state)
         snprintf(banner, sizeof banner, "INVALID: %s; these figures are not trustworthy.",
                  causes[i][1]);
         snprintf(verdict, sizeof verdict, "id=\"verdict\">INVALID (%s)", causes[i][1]);
-        const char *const has[] = {banner, verdict, NULL};
+        const char *const whose[] = {banner, verdict, NULL};
         const char *const lacks[] = {"generator could not", "generator's lateness", NULL};
-        assert_page(doc, has, lacks);
+        assert_page(doc, whose, lacks);
         free(doc);
     }
 }
