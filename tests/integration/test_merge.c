@@ -271,8 +271,13 @@ static void test_mpirun_merge_matches_single(void **state)
         double want = recs_pct(merged, merge_pcts[i].a, merge_pcts[i].b, merge_pcts[i].pct);
         double got = harness_num(sm, merge_pcts[i].path);
         ASSERT_NEAR(got, want, want / 256 + 1);
-        /* and near the single process's: the same sim, the same load;
-         * generous, for a shared 2-core machine */
+        /* and near the single process's (the same sim, the same load)
+         * at the medians only: a tail of 240 requests is its 3 slowest,
+         * and one stall of either run on a shared 2-core machine moves it
+         * (under ASan the single run's TTFT p99 read 161 ms against the
+         * merged 19 ms). Generous, for the same reason. */
+        if (merge_pcts[i].pct != 50)
+            continue;
         double one_p = harness_num(s1, merge_pcts[i].path);
         if (!(got < 3 * one_p + 30e6 && one_p < 3 * got + 30e6))
             fail_msg("%s: merged %.0f ns, one process %.0f ns", merge_pcts[i].path, got, one_p);
