@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/runopts.h"
 #include "util/util.h"
 
 /* A positive whole number of tokens in v, else 0. */
@@ -17,20 +18,6 @@ static uint64_t tokens_of(const json_t *v)
     if (json_is_integer(v) && json_integer_value(v) > 0)
         return (uint64_t)json_integer_value(v);
     return 0;
-}
-
-/* The /models entry of model: the one with its id, else the only one. */
-static const json_t *models_entry(const json_t *models, const char *model)
-{
-    const json_t *data = json_object_get(models, "data"), *m;
-    size_t i;
-    json_array_foreach(data, i, m)
-    {
-        const char *id = json_string_value(json_object_get(m, "id"));
-        if (model && id && strcmp(id, model) == 0)
-            return m;
-    }
-    return json_array_size(data) == 1 ? json_array_get(data, 0) : NULL;
 }
 
 void ctx_limit_read(const json_t *models, const json_t *contract, const char *model,
@@ -45,10 +32,10 @@ void ctx_limit_read(const json_t *models, const json_t *contract, const char *mo
         {"info", "max_total_tokens", "max_total_tokens, /info"},
     };
     memset(out, 0, sizeof *out);
-    out->total = tokens_of(json_object_get(models_entry(models, model), "max_model_len"));
+    out->total = tokens_of(json_object_get(runopts_models_entry(models, model), "max_model_len"));
     if (out->total)
         out->total_of = "max_model_len, /models";
-    for (size_t i = 0; !out->total && i < sizeof totals / sizeof totals[0]; i++) {
+    for (size_t i = 0; !out->total && i < LL_ARRAY_LEN(totals); i++) {
         out->total = tokens_of(
             json_object_get(json_object_get(contract, totals[i].endpoint), totals[i].key));
         out->total_of = out->total ? totals[i].of : NULL;

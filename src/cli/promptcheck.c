@@ -159,22 +159,22 @@ int runopts_prompt_id_range(const char *v, struct chatbody_id_range *out, char *
     return 0;
 }
 
-int64_t runopts_models_vocab(const json_t *models, const char *model)
+const json_t *runopts_models_entry(const json_t *models, const char *model)
 {
-    json_t *data = json_object_get(models, "data");
-    if (!json_is_array(data))
-        return -1;
-    json_t *entry = json_array_size(data) == 1 ? json_array_get(data, 0) : NULL;
+    const json_t *data = json_object_get(models, "data"), *e;
     size_t i;
-    json_t *e;
     json_array_foreach(data, i, e)
     {
         const char *id = json_string_value(json_object_get(e, "id"));
-        if (model && id && strcmp(id, model) == 0) {
-            entry = e;
-            break;
-        }
+        if (model && id && strcmp(id, model) == 0)
+            return e;
     }
+    return json_array_size(data) == 1 ? json_array_get(data, 0) : NULL;
+}
+
+int64_t runopts_models_vocab(const json_t *models, const char *model)
+{
+    const json_t *entry = runopts_models_entry(models, model);
     json_t *n = json_object_get(json_object_get(entry, "meta"), "n_vocab");
     return json_is_integer(n) && json_integer_value(n) > 0 ? (int64_t)json_integer_value(n) : -1;
 }

@@ -325,6 +325,10 @@ struct trace;
  * in err (a negative ID, not two numbers, A not below B). */
 int runopts_prompt_id_range(const char *v, struct chatbody_id_range *out, char *err, size_t errlen);
 
+/* The /models entry (models, as probed) of model: the one whose id it is,
+ * else the only one; NULL when neither. */
+const json_t *runopts_models_entry(const json_t *models, const char *model);
+
 /* The vocabulary size a server's GET BASE/models answer (models, may be
  * NULL) reports for model (may be NULL): llama.cpp's data[].meta.n_vocab,
  * of the entry whose id is model, else of the only entry. -1 when it
