@@ -1,7 +1,8 @@
 # bench/common.sh: what run.sh, sim.sh, compare.sh, compare-ab.sh and
 # compare-sensitivity.sh share, sourced by each (POSIX sh).
 # NAME (for messages) is bench/ and the script's file name unless the caller
-# set it; the caller sets TMP (a scratch folder it removes on exit).
+# set it; the caller sets TMP (a scratch folder it removes on exit), most
+# through bench_tmp.
 NAME=${NAME:-bench/${0##*/}}
 
 # bench_need TOOL...: exits 2 naming the first TOOL not on PATH.
@@ -9,6 +10,15 @@ bench_need() {
     for t in "$@"; do
         command -v "$t" >/dev/null || { echo "$NAME: needs $t (apt-get install -y $t)" >&2; exit 2; }
     done
+}
+
+# bench_tmp: makes TMP, a scratch folder, and sets the way out: on exit
+# (a signal included: a run piped to head gets SIGPIPE) the sim this script
+# started is stopped and TMP removed.
+bench_tmp() {
+    TMP=$(mktemp -d)
+    trap 'sim_stop; rm -rf "$TMP"' EXIT
+    trap 'exit 130' INT TERM PIPE
 }
 
 # bench_args [BIN] [SECONDS] [REST...]: BIN (default build/llmload, which

@@ -20,9 +20,7 @@ SEEDS=${3:-other}
 [ $# -gt 3 ] && shift 3 || set --
 bench_need jq
 
-TMP=$(mktemp -d)
-trap 'sim_stop; rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM PIPE
+bench_tmp
 
 one_run() { # OUT SEED SIMARGS...
     out=$1 seed=$2

@@ -13,9 +13,7 @@ set -- $REST
 PAIRS=${1:-10}
 RATE=${2:-20}
 
-TMP=$(mktemp -d)
-trap 'sim_stop; rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM PIPE
+bench_tmp
 
 sim_start
 rows=0

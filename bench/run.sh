@@ -33,12 +33,8 @@ bench_args "$@"
 RATES=${REST:-"1000 2000 5000 8000 10000 12000 15000"}
 bench_need python3
 
-TMP=$(mktemp -d)
+bench_tmp
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -o "$TMP/wakeup" "$(dirname "$0")/wakeup.c" -lm
-# Cleanup on every way out, a signal included: a run piped to head (SIGPIPE)
-# used to leave its sim running.
-trap 'sim_stop; rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM PIPE
 
 # run_client OUTDIR ARGS...: runs llmload run, records its CPU seconds in OUTDIR/cpu
 run_client() {

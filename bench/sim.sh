@@ -10,9 +10,7 @@ bench_need wrk
 bench_args "$@"
 CONNS=${REST:-"16 64 256"}
 
-TMP=$(mktemp -d)
-trap 'sim_stop; rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM PIPE
+bench_tmp
 wrk_script "$TMP/post.lua"
 
 sim_start --profile instant
