@@ -90,10 +90,14 @@ $(LIB): $(LIB_OBJ)
 $(BIN): $(MAIN_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIB) $(LIBS)
 
-# testutil.c: the helpers every unit test may share, linked into each.
-UNIT_UTIL := $(BUILD)/tests/unit/testutil.o
+# testutil.c: the helpers every unit test may share, linked into each;
+# decodertest.c: the decoders' tests' own, linked the same way.
+UNIT_UTIL := $(BUILD)/tests/unit/testutil.o $(BUILD)/tests/unit/decodertest.o
 
-$(UNIT_UTIL): tests/unit/testutil.c tests/unit/testutil.h tests/unit/test.h
+$(BUILD)/tests/unit/testutil.o: tests/unit/testutil.c tests/unit/testutil.h tests/unit/test.h
+$(BUILD)/tests/unit/decodertest.o: tests/unit/decodertest.c tests/unit/decodertest.h \
+    tests/unit/testutil.h tests/unit/test.h
+$(UNIT_UTIL):
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -Itests/unit -c $< -o $@
 

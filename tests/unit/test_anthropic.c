@@ -2,6 +2,7 @@
  * split at every offset, with and without the memo; not streamed; an
  * error body), then each event type by hand, error events, the event name
  * as fallback, malformed data, and the memo against full decodes. */
+#include "decodertest.h"
 #include "test.h"
 #include "testutil.h"
 
@@ -116,38 +117,30 @@ static void test_error_cut_and_malformed(void **state)
     test_event_refusals(anth_decode_event, anth_decode_response, "ping", bad, LL_ARRAY_LEN(bad));
 }
 
+/* Bodies not streamed: a block of each kind, then error bodies. */
+static const struct test_body_case bodies[] = {
+    {"{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":["
+     "{\"type\":\"thinking\",\"thinking\":\"let me see\",\"signature\":\"s\"},"
+     "{\"type\":\"text\",\"text\":\"Hello\"},"
+     "{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\",\"input\":{\"text\":\"zz\"}}],"
+     "\"stop_reason\":\"tool_use\",\"usage\":{\"input_tokens\":7,\"output_tokens\":9}}",
+     "content_bytes=5;reasoning_bytes=10;tool_call_deltas=1;finish_reason=tool_use;"
+     "prompt_tokens=7;cached_tokens=-1;completion_tokens=9"},
+    /* overloaded: the record's kind is overloaded_event, as streamed. */
+    {"{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
+     "\"message\":\"Overloaded\"}}",
+     "has_error=1;error_message=overloaded_error: Overloaded;overloaded=1"},
+    /* A type without a message: the type alone, no dangling ": ". */
+    {"{\"type\":\"error\",\"error\":{\"type\":\"api_error\"}}", "error_message=api_error"},
+    /* Input and cache counts near INT64_MAX: their sum saturates. */
+    {"{\"type\":\"message\",\"content\":[],\"usage\":{\"input_tokens\":"
+     "9223372036854775807,\"cache_read_input_tokens\":1,\"output_tokens\":2}}",
+     "prompt_tokens=9223372036854775807"},
+};
+
 static void test_response_blocks(void **state)
 {
-    struct oai_chunk c;
-    static const char body[] =
-        "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":["
-        "{\"type\":\"thinking\",\"thinking\":\"let me see\",\"signature\":\"s\"},"
-        "{\"type\":\"text\",\"text\":\"Hello\"},"
-        "{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\",\"input\":{\"text\":\"zz\"}}],"
-        "\"stop_reason\":\"tool_use\",\"usage\":{\"input_tokens\":7,\"output_tokens\":9}}";
-    assert_int_equal(anth_decode_response(body, sizeof body - 1, &c), 0);
-    EXPECT_CHUNK(body, &c,
-                 "content_bytes=5;reasoning_bytes=10;tool_call_deltas=1;finish_reason=tool_use;"
-                 "prompt_tokens=7;cached_tokens=-1;completion_tokens=9");
-
-    static const char err[] = "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
-                              "\"message\":\"Overloaded\"}}";
-    assert_int_equal(anth_decode_response(err, sizeof err - 1, &c), 0);
-    assert_int_equal(c.has_error, 1);
-    assert_string_equal(c.error_message, "overloaded_error: Overloaded");
-    assert_int_equal(c.overloaded, 1); /* the record's kind: overloaded_event, as streamed */
-
-    /* A type without a message: the type alone, no dangling ": ". */
-    static const char bare[] = "{\"type\":\"error\",\"error\":{\"type\":\"api_error\"}}";
-    assert_int_equal(anth_decode_response(bare, sizeof bare - 1, &c), 0);
-    assert_string_equal(c.error_message, "api_error");
-
-    /* Input and cache counts near INT64_MAX: their sum saturates. */
-    static const char big[] = "{\"type\":\"message\",\"content\":[],\"usage\":{\"input_tokens\":"
-                              "9223372036854775807,\"cache_read_input_tokens\":1,"
-                              "\"output_tokens\":2}}";
-    assert_int_equal(anth_decode_response(big, sizeof big - 1, &c), 0);
-    assert_int_equal(c.prompt_tokens, INT64_MAX);
+    test_body_cases(anth_decode_response, bodies, LL_ARRAY_LEN(bodies));
 }
 
 /* The memo against full decodes over a made-up stream: escapes, a text of

@@ -1,6 +1,7 @@
 /* Unit tests for openai.c: every field of struct oai_chunk, the chat and
  * completions shapes, non-streamed bodies, and the per-request
  * accumulation with its output-token precedence. */
+#include "decodertest.h"
 #include "test.h"
 #include "testutil.h"
 
@@ -200,28 +201,24 @@ static void test_error_message_cut(void **state)
 
 /* An SSE event named "error" (llama.cpp's `error:` field): always an
  * error, its message from the object itself, an error body, or the text. */
+static const struct test_body_case error_events[] = {
+    {"{\"code\":400,\"message\":\"the request exceeds the available context size, try "
+     "increasing it\",\"type\":\"invalid_request_error\"}",
+     "has_error=1;error_message=the request exceeds the available context size, try increasing "
+     "it;output=0;done=0"},
+    {"{\"error\":{\"code\":500,\"message\":\"boom\"}}",
+     "has_error=1;error_message=boom;output=0;done=0"},
+    {"{\"object\":\"error\",\"message\":\"vllm says\"}",
+     "has_error=1;error_message=vllm says;output=0;done=0"},
+    {"{\"code\":400}", "has_error=1;error_message={\"code\":400};output=0;done=0"},
+    {"model crashed\x01", "has_error=1;error_message=model crashed?;output=0;done=0"},
+    {"", "has_error=1;error_message=;output=0;done=0"},
+};
+
 static void test_error_event(void **state)
 {
-    static const struct {
-        const char *data, *message;
-    } cases[] = {
-        {"{\"code\":400,\"message\":\"the request exceeds the available context size, try "
-         "increasing it\",\"type\":\"invalid_request_error\"}",
-         "the request exceeds the available context size, try increasing it"},
-        {"{\"error\":{\"code\":500,\"message\":\"boom\"}}", "boom"},
-        {"{\"object\":\"error\",\"message\":\"vllm says\"}", "vllm says"},
-        {"{\"code\":400}", "{\"code\":400}"},
-        {"model crashed\x01", "model crashed?"},
-        {"", ""},
-    };
+    test_body_cases(oai_decode_error_event, error_events, LL_ARRAY_LEN(error_events));
     struct oai_chunk c;
-    for (size_t i = 0; i < LL_ARRAY_LEN(cases); i++) {
-        assert_int_equal(oai_decode_error_event(cases[i].data, strlen(cases[i].data), &c), 0);
-        assert_int_equal(c.has_error, 1);
-        assert_string_equal(c.error_message, cases[i].message);
-        assert_int_equal(oai_chunk_carries_output(&c), 0);
-        assert_int_equal(c.done, 0);
-    }
     assert_int_equal(oai_decode_error_event(NULL, 0, &c), 0);
     assert_int_equal(c.has_error, 1);
 }

@@ -3,6 +3,7 @@
  * streamed), then each event type by hand, the ends (completed,
  * incomplete, failed), error events, the event name as fallback, malformed
  * data, bodies of every output kind, and the memo against full decodes. */
+#include "decodertest.h"
 #include "test.h"
 #include "testutil.h"
 
@@ -162,45 +163,35 @@ static void test_error_cut_and_malformed(void **state)
     test_event_refusals(resp_decode_event, resp_decode_response, "error", bad, LL_ARRAY_LEN(bad));
 }
 
+/* Bodies not streamed: an output of every kind, then bodies that are
+ * errors and the message each gives: a failed response with its error,
+ * one without (named by the decoder), and an error body. */
+static const struct test_body_case bodies[] = {
+    {"{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"incomplete\",\"error\":null,"
+     "\"incomplete_details\":{\"reason\":\"max_output_tokens\"},\"output\":["
+     "{\"type\":\"reasoning\",\"id\":\"rs\",\"summary\":[{\"type\":\"summary_text\","
+     "\"text\":\"ab\"}],\"content\":[{\"type\":\"reasoning_text\",\"text\":\"let me\"}]},"
+     "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\","
+     "\"text\":\"Hello\",\"annotations\":[]},{\"type\":\"refusal\",\"refusal\":\"no\"}]},"
+     "{\"type\":\"function_call\",\"name\":\"f\",\"arguments\":\"{}\"}],"
+     "\"usage\":{\"input_tokens\":7,\"output_tokens\":9,\"output_tokens_details\":"
+     "{\"reasoning_tokens\":3}}}",
+     "content_bytes=7;reasoning_bytes=8;tool_call_deltas=1;"
+     "finish_reason=incomplete:max_output_tokens;"
+     "prompt_tokens=7;cached_tokens=-1;completion_tokens=9;has_error=0"},
+    {"{\"object\":\"response\",\"status\":\"failed\",\"error\":{"
+     "\"code\":\"server_error\",\"message\":\"boom\"},\"output\":[]}",
+     "has_error=1;error_message=server_error: boom;has_finish=0"},
+    {"{\"object\":\"response\",\"status\":\"failed\"}",
+     "has_error=1;error_message=response failed;has_finish=0"},
+    {"{\"error\":{\"message\":\"Rate limit\",\"type\":\"requests\","
+     "\"param\":null,\"code\":\"rate_limit_exceeded\"}}",
+     "has_error=1;error_message=rate_limit_exceeded: Rate limit;has_finish=0"},
+};
+
 static void test_response_bodies(void **state)
 {
-    struct oai_chunk c;
-    static const char body[] =
-        "{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"incomplete\",\"error\":null,"
-        "\"incomplete_details\":{\"reason\":\"max_output_tokens\"},\"output\":["
-        "{\"type\":\"reasoning\",\"id\":\"rs\",\"summary\":[{\"type\":\"summary_text\","
-        "\"text\":\"ab\"}],\"content\":[{\"type\":\"reasoning_text\",\"text\":\"let me\"}]},"
-        "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\","
-        "\"text\":\"Hello\",\"annotations\":[]},{\"type\":\"refusal\",\"refusal\":\"no\"}]},"
-        "{\"type\":\"function_call\",\"name\":\"f\",\"arguments\":\"{}\"}],"
-        "\"usage\":{\"input_tokens\":7,\"output_tokens\":9,\"output_tokens_details\":"
-        "{\"reasoning_tokens\":3}}}";
-    assert_int_equal(resp_decode_response(body, sizeof body - 1, &c), 0);
-    EXPECT_CHUNK(body, &c,
-                 "content_bytes=7;reasoning_bytes=8;tool_call_deltas=1;"
-                 "finish_reason=incomplete:max_output_tokens;"
-                 "prompt_tokens=7;cached_tokens=-1;completion_tokens=9;has_error=0");
-
-    /* Bodies that are errors, and the message each gives: a failed
-     * response with its error, one without (named by the decoder), and
-     * an error body. */
-    static const struct {
-        const char *body, *message;
-    } errors[] = {
-        {"{\"object\":\"response\",\"status\":\"failed\",\"error\":{"
-         "\"code\":\"server_error\",\"message\":\"boom\"},\"output\":[]}",
-         "server_error: boom"},
-        {"{\"object\":\"response\",\"status\":\"failed\"}", "response failed"},
-        {"{\"error\":{\"message\":\"Rate limit\",\"type\":\"requests\","
-         "\"param\":null,\"code\":\"rate_limit_exceeded\"}}",
-         "rate_limit_exceeded: Rate limit"},
-    };
-    for (size_t i = 0; i < LL_ARRAY_LEN(errors); i++) {
-        assert_int_equal(resp_decode_response(errors[i].body, strlen(errors[i].body), &c), 0);
-        assert_int_equal(c.has_error, 1);
-        assert_string_equal(c.error_message, errors[i].message);
-        assert_int_equal(c.has_finish, 0);
-    }
+    test_body_cases(resp_decode_response, bodies, LL_ARRAY_LEN(bodies));
 }
 
 /* The memo against full decodes over a made-up stream: escapes, a text of

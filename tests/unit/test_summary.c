@@ -126,6 +126,16 @@ static void find_line(const char *text, const char *prefix, char *line, size_t l
     fail_msg("no line starts with \"%s\" in:\n%s", prefix, text);
 }
 
+/* The summary of s and info printed, and its line that starts with prefix
+ * copied into line (len bytes with the NUL): for a check of that line alone. */
+static void printed_line(const struct stats *s, const struct summary_info *info, const char *prefix,
+                         char *line, size_t len)
+{
+    char *out = print_to_string(s, info);
+    find_line(out, prefix, line, len);
+    free(out);
+}
+
 /* The whitespace-separated fields of line, into v (at most max). */
 static size_t split_fields(char *line, char **v, size_t max)
 {
@@ -245,11 +255,9 @@ static void test_print(void **state)
               sizeof(line));
     free(out);
     fx.info.invalid_cause = VERDICT_LATE_PREEMPTED;
-    out = print_to_string(&fx.s, &fx.info);
-    find_line(out, "*** INVALID RUN: ", line, sizeof(line));
+    printed_line(&fx.s, &fx.info, "*** INVALID RUN: ", line, sizeof(line));
     assert_string_equal(line, "*** INVALID RUN: the host (OS or VM) did not run the client on "
                               "schedule ***");
-    free(out);
     fx.info.invalid_cause = VERDICT_LATE_BUSY;
     out = print_to_string(&fx.s, &fx.info);
     find_line(out, "*** INVALID RUN: ", line, sizeof(line));
@@ -315,12 +323,10 @@ static void test_littles_law_dropped(void **state)
     info_one_second(&info, "open-loop poisson, capped");
     info.inflight_mean = 0.1;
 
-    char *out = print_to_string(&s, &info);
     char line[256];
-    find_line(out, "Little's law: ", line, sizeof line);
+    printed_line(&s, &info, "Little's law: ", line, sizeof line);
     assert_string_equal(line, "Little's law: completion rate x mean time in system = "
                               "0.10 (E2E, from sched), 0.10 (from sent)");
-    free(out);
     json_t *j = summary_json(&s, &info);
     json_t *inf = json_object_get(j, "inflight");
     assert_true(fabs(json_real_value(json_object_get(inf, "littles_law_e2e")) - 0.1) < 1e-9);
@@ -336,11 +342,9 @@ static void test_request_bytes(void **state)
     struct fixture fx;
     fixture_fill(&fx);
     fx.s.win_request_bytes = 25125000; /* 1005 sent in 10 s, 25 KB each */
-    char *out = print_to_string(&fx.s, &fx.info);
     char line[512];
-    find_line(out, "bodies:     ", line, sizeof(line));
+    printed_line(&fx.s, &fx.info, "bodies:     ", line, sizeof(line));
     assert_string_equal(line, "bodies:     2.51 MB/s of request bodies sent (25.0 KB per request)");
-    free(out);
     json_t *j = summary_json(&fx.s, &fx.info);
     json_t *v = json_object_get(json_object_get(j, "throughput"), "request_bytes_per_s");
     assert_true(json_is_real(v));
@@ -420,13 +424,11 @@ static void test_throughput_dropped(void **state)
     ten_requests(&s, 3, REC_CLIENT_DROPPED);
     info_one_second(&info, "open-loop poisson, capped");
 
-    char *out = print_to_string(&s, &info);
     char line[256];
-    find_line(out, "throughput: ", line, sizeof line);
+    printed_line(&s, &info, "throughput: ", line, sizeof line);
     assert_string_equal(line,
                         "throughput: offered - req/s (scheduled 10.00 req/s), sent 3.00 req/s, "
                         "completed 10.00 req/s (ok 3.00 req/s, dropped unsent 7.00 req/s)");
-    free(out);
     json_t *j = summary_json(&s, &info);
     ASSERT_NEAR(jnum(j, "throughput", "completion_rate_per_s", NULL), 10.0, 1e-9);
     ASSERT_NEAR(jnum(j, "throughput", "dropped_rate_per_s", NULL), 7.0, 1e-9);
@@ -449,24 +451,20 @@ static void test_throughput_intended(void **state)
     info.closed_loop = 1;
     info.paced_users = 4;
     info.pace_ns = 2 * LL_NS_PER_SEC;
-    char *out = print_to_string(&s, &info);
     char line[256];
-    find_line(out, "throughput: ", line, sizeof line);
+    printed_line(&s, &info, "throughput: ", line, sizeof line);
     assert_string_equal(line, "throughput: intended 2.00 req/s (4 users at one request per "
                               "2.00s), scheduled 10.00 req/s, sent 3.00 req/s, completed 10.00 "
                               "req/s (ok 3.00 req/s, dropped unsent 7.00 req/s)");
-    free(out);
     json_t *j = summary_json(&s, &info);
     ASSERT_NEAR(jnum(j, "throughput", "intended_rate_per_s", NULL), 2.0, 1e-12);
     assert_true(json_is_null(jpath(j, "throughput", "offered_rate_per_s", NULL)));
     json_decref(j);
     /* One user; and an open loop's intended rate is what it offered. */
     info.paced_users = 1;
-    out = print_to_string(&s, &info);
-    find_line(out, "throughput: ", line, sizeof line);
+    printed_line(&s, &info, "throughput: ", line, sizeof line);
     assert_non_null(strstr(line, "throughput: intended 0.50 req/s (1 user at one request per "
                                  "2.00s), scheduled 10.00 req/s,"));
-    free(out);
     info_one_second(&info, "open-loop poisson 20/s");
     info.offered_rate_per_s = 20;
     j = summary_json(&s, &info);
@@ -549,11 +547,9 @@ static void test_throughput_offering(void **state)
      * no rate, where the parent read 1 over the window. */
     info.offering_ns = 0;
     info.offering_ran_on = 1;
-    out = print_to_string(&s, &info);
-    find_line(out, "throughput: ", line, sizeof line);
+    printed_line(&s, &info, "throughput: ", line, sizeof line);
     assert_non_null(strstr(line, "throughput: offered - req/s (scheduled 1 request, no rate over "
                                  "one arrival), "));
-    free(out);
     j = summary_json(&s, &info);
     assert_true(json_is_null(jpath(j, "throughput", "offering_ns", NULL)));
     assert_true(json_is_null(jpath(j, "throughput", "scheduled_offering_rate_per_s", NULL)));
@@ -561,10 +557,8 @@ static void test_throughput_offering(void **state)
     /* Under --duration the one arrival is the count over the offering's
      * own window: n over it (1 / 1 s), as before. */
     info.offering_ran_on = 0;
-    out = print_to_string(&s, &info);
-    find_line(out, "throughput: ", line, sizeof line);
+    printed_line(&s, &info, "throughput: ", line, sizeof line);
     assert_non_null(strstr(line, "throughput: offered - req/s (scheduled 1.00 req/s), "));
-    free(out);
     stats_free(&s);
     /* Which ended the offering: --duration's end is the window's end. */
     assert_int_equal(summary_offering_ran_on(LL_NS_PER_SEC, 0, LL_NS_PER_SEC), 0);
@@ -679,28 +673,22 @@ static void test_attainment_of_judged(void **state)
     fx.info.slo = "ttft=500ms";
     fx.s.slo_met = 900;
     fx.s.slo_unjudged = 10;
-    char *out = print_to_string(&fx.s, &fx.info);
     char line[256];
-    find_line(out, "goodput:    ", line, sizeof(line));
+    printed_line(&fx.s, &fx.info, "goodput:    ", line, sizeof(line));
     assert_message_has(line,
                        "attainment 90.0% of the 1000 judged (10 the client cancelled "
                        "before a miss left out)",
                        line);
-    free(out);
 
     fx.s.slo_met = 0;
     fx.s.slo_unjudged = fx.s.scheduled;
-    out = print_to_string(&fx.s, &fx.info);
-    find_line(out, "goodput:    ", line, sizeof(line));
+    printed_line(&fx.s, &fx.info, "goodput:    ", line, sizeof(line));
     assert_message_has(line, "attainment - of the 0 judged (1010 the client cancelled", line);
-    free(out);
 
     fx.s.slo_met = 1000;
     fx.s.slo_unjudged = 0;
-    out = print_to_string(&fx.s, &fx.info);
-    find_line(out, "goodput:    ", line, sizeof(line));
+    printed_line(&fx.s, &fx.info, "goodput:    ", line, sizeof(line));
     assert_message_has(line, "attainment 99.0% of scheduled", line);
-    free(out);
     stats_free(&fx.s);
 }
 
@@ -716,14 +704,12 @@ static void test_requests_cancelled(void **state)
         struct summary_info info;
         ten_requests(&s, all ? 0 : 2, REC_CANCELLED);
         info_one_second(&info, "open-loop poisson");
-        char *out = print_to_string(&s, &info);
         char line[256];
-        find_line(out, "requests: ", line, sizeof line);
+        printed_line(&s, &info, "requests: ", line, sizeof line);
         assert_string_equal(line, all ? "requests: scheduled 10, sent 10, ok 0, failed 10 (the "
                                         "client cancelled all 10: no error rate)"
                                       : "requests: scheduled 10, sent 10, ok 2, failed 8 (the "
                                         "client cancelled 8; error rate 0.0% of the 2 it let end)");
-        free(out);
         stats_free(&s);
     }
 }
@@ -1088,12 +1074,10 @@ static void test_json_exact_percentiles(void **state)
     json_decref(root);
 
     /* The empty summary prints dashes, not zeros. */
-    char *out = print_to_string(&s, &info);
     char line[256];
-    find_line(out, "throughput: ", line, sizeof(line));
+    printed_line(&s, &info, "throughput: ", line, sizeof(line));
     assert_string_equal(line, "throughput: offered - req/s (scheduled - req/s), sent - req/s, "
                               "completed - req/s (ok - req/s)");
-    free(out);
     stats_free(&s);
 }
 
