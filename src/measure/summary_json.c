@@ -78,6 +78,13 @@ static json_t *jstr(const char *s)
     return jstrn(s, SIZE_MAX);
 }
 
+/* A warning or note from its buffer of size bytes: its text, or null when
+ * the buffer is empty (nothing to warn of). */
+static json_t *jwarning(const char *buf, size_t size)
+{
+    return buf[0] != '\0' ? jstrn(buf, size) : json_null();
+}
+
 json_t *summary_latency_json(const struct hist *h)
 {
     json_t *o = jobj();
@@ -134,32 +141,23 @@ static void summary_header_json(json_t *root, const struct stats *s,
     jset(root, "invalid_reason",
          info->invalid ? jstrn(info->invalid_reason, sizeof(info->invalid_reason)) : json_null());
     jset(root, "lateness_warning",
-         info->lateness_warning[0] ? jstrn(info->lateness_warning, sizeof(info->lateness_warning))
-                                   : json_null());
-    jset(root, "cache_warning",
-         info->cache_warning[0] ? jstrn(info->cache_warning, sizeof(info->cache_warning))
-                                : json_null());
+         jwarning(info->lateness_warning, sizeof(info->lateness_warning)));
+    jset(root, "cache_warning", jwarning(info->cache_warning, sizeof(info->cache_warning)));
     char note[512];
     int warning;
     summary_prompt_note(note, sizeof note, s, info->prompts, &warning);
     jset(root, "prompt_warning", warning ? jstr(note) : json_null());
     summary_status_note(note, sizeof note, s);
-    jset(root, "status_warning", note[0] ? jstr(note) : json_null());
+    jset(root, "status_warning", jwarning(note, sizeof note));
     enum summary_measured m = summary_measured(note, sizeof note, s, info);
     jset(root, "nothing_measured",
          m == SUMMARY_NONE_OK || m == SUMMARY_EMPTY ? jstr(note) : json_null());
     jset(root, "shard_empty", m == SUMMARY_SHARD_EMPTY ? jstr(note) : json_null());
     jset(root, "steady", info->steady_judged ? json_boolean(info->steady) : json_null());
-    jset(root, "steady_warning",
-         info->steady_warning[0] ? jstrn(info->steady_warning, sizeof(info->steady_warning))
-                                 : json_null());
-    jset(root, "steady_unjudged",
-         info->steady_unjudged[0] ? jstrn(info->steady_unjudged, sizeof(info->steady_unjudged))
-                                  : json_null());
+    jset(root, "steady_warning", jwarning(info->steady_warning, sizeof(info->steady_warning)));
+    jset(root, "steady_unjudged", jwarning(info->steady_unjudged, sizeof(info->steady_unjudged)));
     jset(root, "cut_short_warning",
-         info->cut_short_warning[0]
-             ? jstrn(info->cut_short_warning, sizeof(info->cut_short_warning))
-             : json_null());
+         jwarning(info->cut_short_warning, sizeof(info->cut_short_warning)));
     jset(root, "self_check", summary_self_check_json(info));
     jset(root, "target_url", jstr(info->target_url));
     jset(root, "model", jstr(info->model));

@@ -28,6 +28,32 @@ static void report_td_ns(struct strbuf *b, uint64_t ns, double per_unit, int def
     report_td(b, defined ? (double)ns / per_unit : NAN, 0);
 }
 
+/* A latency's p50 and p99 cells, under a P50_P99 heading: report_td_ns
+ * of each. */
+static void report_td_p50_p99(struct strbuf *b, uint64_t p50_ns, uint64_t p99_ns, double per_unit,
+                              int defined)
+{
+    report_td_ns(b, p50_ns, per_unit, defined);
+    report_td_ns(b, p99_ns, per_unit, defined);
+}
+
+/* A text cell, left-aligned: text escaped (nothing when NULL). */
+static void report_text_td(struct strbuf *b, const char *text)
+{
+    strbuf_puts(b, "<td class=\"l\">");
+    strbuf_put_xml(b, text != NULL ? text : "");
+    strbuf_puts(b, "</td>");
+}
+
+/* Three count cells: requests, of them ok, and of them failed (red when
+ * any). */
+static void report_counts_td(struct strbuf *b, uint64_t n, uint64_t ok, uint64_t failed)
+{
+    strbuf_printf(b, "<td>%llu</td><td>%llu</td><td%s>%llu</td>", (unsigned long long)n,
+                  (unsigned long long)ok, failed ? " class=\"bad\"" : "",
+                  (unsigned long long)failed);
+}
+
 /* Step s's name cell (step i of the page): the name the terminal and
  * steps.csv give it, so one step has one number everywhere. */
 static void report_step_id_td(struct strbuf *b, const struct report_step *s, size_t i)
@@ -192,8 +218,7 @@ void report_cold_table(struct strbuf *b, const struct report *r)
             report_td_ns(b, s->cold_ttft_ns[p], 1e6, s->cold_ok > 0);
         report_td_ns(b, s->cold_e2e_p99_ns, 1e9, s->cold_ok > 0);
         report_td(b, s->cold_cached_share * 100.0, 0);
-        report_td_ns(b, s->ttft_ns[REPORT_P50], 1e6, s->ok > 0);
-        report_td_ns(b, s->ttft_ns[REPORT_P99], 1e6, s->ok > 0);
+        report_td_p50_p99(b, s->ttft_ns[REPORT_P50], s->ttft_ns[REPORT_P99], 1e6, s->ok > 0);
         strbuf_puts(b, "</tr>\n");
     }
     strbuf_puts(b, "</tbody></table></div>\n<p class=\"note\">Each step's first requests "
@@ -255,23 +280,17 @@ static void report_class_row(struct strbuf *b, const struct report *r, size_t i,
     const struct report_step *s = &r->steps[i];
     const struct report_class_step *cs = &r->classes[k].steps[i];
     report_row_lead(b, s, i);
-    strbuf_puts(b, "<td class=\"l\">");
-    strbuf_put_xml(b, r->classes[k].name);
-    strbuf_printf(b, "</td><td>%llu</td><td>%llu</td><td%s>%llu</td>",
-                  (unsigned long long)cs->scheduled, (unsigned long long)cs->ok,
-                  cs->failed ? " class=\"bad\"" : "", (unsigned long long)cs->failed);
+    report_text_td(b, r->classes[k].name);
+    report_counts_td(b, cs->scheduled, cs->ok, cs->failed);
     report_td(b, cs->achieved_rps, 0);
     report_td(b, cs->goodput_rps, 0);
     report_td(b, cs->attainment * 100.0,
               r->attainment_target > 0 &&
                   stats_share_cmp(cs->attainment, r->attainment_target) < 0);
     int ok = cs->ok > 0;
-    report_td_ns(b, cs->ttft_ns[REPORT_P50], 1e6, ok);
-    report_td_ns(b, cs->ttft_ns[REPORT_P99], 1e6, ok);
-    report_td_ns(b, cs->tpot_ns[REPORT_P50], 1e6, ok);
-    report_td_ns(b, cs->tpot_ns[REPORT_P99], 1e6, ok);
-    report_td_ns(b, cs->e2e_ns[REPORT_P50], 1e9, ok);
-    report_td_ns(b, cs->e2e_ns[REPORT_P99], 1e9, ok);
+    report_td_p50_p99(b, cs->ttft_ns[REPORT_P50], cs->ttft_ns[REPORT_P99], 1e6, ok);
+    report_td_p50_p99(b, cs->tpot_ns[REPORT_P50], cs->tpot_ns[REPORT_P99], 1e6, ok);
+    report_td_p50_p99(b, cs->e2e_ns[REPORT_P50], cs->e2e_ns[REPORT_P99], 1e9, ok);
     const char *verdict = s->recovery          ? "recovery"
                           : cs->scheduled == 0 ? "no request"
                           : cs->pass           ? "ok"
@@ -315,19 +334,14 @@ static void report_endpoint_row(struct strbuf *b, const struct report *r, size_t
     const struct report_step *s = &r->steps[i];
     const struct report_endpoint_step *es = &r->endpoints[k].steps[i];
     report_row_lead(b, s, i);
-    strbuf_printf(b, "<td class=\"l\">%zu</td><td>%llu</td><td>%llu</td><td%s>%llu</td>", k,
-                  (unsigned long long)es->requests, (unsigned long long)es->ok,
-                  es->errors ? " class=\"bad\"" : "", (unsigned long long)es->errors);
+    strbuf_printf(b, "<td class=\"l\">%zu</td>", k);
+    report_counts_td(b, es->requests, es->ok, es->errors);
     report_td(b, es->error_rate * 100.0, es->errors > 0);
-    int ok = es->ok > 0, tp = es->tpot_p99_ns > 0;
-    report_td_ns(b, es->ttft_p50_ns, 1e6, ok);
-    report_td_ns(b, es->ttft_p99_ns, 1e6, ok);
-    report_td_ns(b, es->tpot_p50_ns, 1e6, tp);
-    report_td_ns(b, es->tpot_p99_ns, 1e6, tp);
+    report_td_p50_p99(b, es->ttft_p50_ns, es->ttft_p99_ns, 1e6, es->ok > 0);
+    report_td_p50_p99(b, es->tpot_p50_ns, es->tpot_p99_ns, 1e6, es->tpot_p99_ns > 0);
     report_td(b, es->output_tps, 0);
-    strbuf_puts(b, "<td class=\"l\">");
-    strbuf_put_xml(b, r->endpoints[k].url ? r->endpoints[k].url : "");
-    strbuf_puts(b, "</td></tr>\n");
+    report_text_td(b, r->endpoints[k].url);
+    strbuf_puts(b, "</tr>\n");
 }
 
 void report_endpoint_table(struct strbuf *b, const struct report *r)

@@ -900,6 +900,66 @@ static void test_classes_section(void **state)
     free(doc);
 }
 
+/* How many times needle stands in [from, to). */
+static size_t count_in(const char *from, const char *to, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(from, needle); p != NULL && p < to; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* Every body row of table#id has as many cells as its heading has
+ * columns (report_tables.c writes a table's headings and its cells in two
+ * places, and a column must not drift from its heading). */
+static void assert_rows_match_heading(const char *doc, const char *id)
+{
+    char open[64];
+    snprintf(open, sizeof open, "<table id=\"%s\">", id);
+    const char *t = strstr(doc, open);
+    if (t == NULL)
+        fail_msg("the page has no %s", open);
+    const char *body = strstr(t, "<tbody>"), *end = strstr(t, "</table>");
+    assert_true(body != NULL && end != NULL && body < end);
+    size_t heads = count_in(t, body, "</th>"), rows = 0;
+    for (const char *r = strstr(body, "<tr"); r != NULL && r < end; r = strstr(r + 1, "<tr")) {
+        size_t cells = count_in(r, strstr(r, "</tr>"), "</td>");
+        if (cells != heads)
+            fail_msg("table#%s row %zu: %zu cells under %zu headings", id, rows, cells, heads);
+        rows++;
+    }
+    assert_true(rows > 0);
+}
+
+/* The four tables (steps, cold starts, classes, endpoints), each row
+ * under its heading, cell for column. */
+static void test_tables_match_headings(void **state)
+{
+    struct fixture f;
+    fixture_make(&f);
+    f.steps[1].cold_n = f.steps[1].cold_scheduled = 2;
+    f.steps[1].cold_ok = 1;
+    struct report_class_step cs[5] = {{0}};
+    struct report_endpoint_step es[2][5] = {{{0}}};
+    for (int i = 0; i < 5; i++) {
+        cs[i] = (struct report_class_step){.present = 1, .scheduled = 10, .ok = 9, .failed = 1};
+        for (int k = 0; k < 2; k++)
+            es[k][i] = (struct report_endpoint_step){.requests = 5, .ok = 4, .errors = 1};
+    }
+    struct report_class cls = {.name = "short", .steps = cs};
+    struct report_endpoint eps[2] = {{.url = "http://a/v1", .steps = es[0]},
+                                     {.url = "http://b/v1", .steps = es[1]}};
+    f.r.classes = &cls;
+    f.r.n_classes = 1;
+    f.r.endpoints = eps;
+    f.r.n_endpoints = 2;
+    char *doc = render(&f.r);
+    static const char *const ids[] = {"steps", "cold", "classes", "endpoints"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(ids); i++)
+        assert_rows_match_heading(doc, ids[i]);
+    free(doc);
+}
+
 static void test_escaping(void **state)
 {
     struct fixture f;
@@ -1333,6 +1393,7 @@ int main(void)
         cmocka_unit_test(test_recovery_step),
         cmocka_unit_test(test_hollow_verdicts),
         cmocka_unit_test(test_classes_section),
+        cmocka_unit_test(test_tables_match_headings),
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_invalid_banner_some_steps),
         cmocka_unit_test(test_empty_report),
