@@ -17,23 +17,59 @@
 #include "workload/wlfile.h"
 #include "workload/workload.h"
 
-static struct wl_file *parse_ok(const char *text)
+/* Must parse, with the files it names (empirical:FILE) read from dir
+ * (NULL: none may be named). Caller frees with wl_file_free. */
+static struct wl_file *parse_ok_in(const char *dir, const char *text)
 {
     struct wl_file *f = NULL;
     char err[1024] = "";
-    if (wl_file_parse("w.json", text, strlen(text), NULL, &f, err, sizeof(err)))
+    if (wl_file_parse("w.json", text, strlen(text), dir, &f, err, sizeof(err)))
         fail_msg("wl_file_parse failed: %s\n%s", err, text);
     return f;
 }
 
-/* Must fail; the message must contain a and b (when not NULL), be one
- * line, and *out must be NULL. */
-static void parse_bad(const char *text, const char *a, const char *b)
+static struct wl_file *parse_ok(const char *text)
+{
+    return parse_ok_in(NULL, text);
+}
+
+/* Must fail, with the files it names read from dir (NULL: none); the
+ * message must contain a and b (when not NULL), be one line, and *out
+ * must be NULL. */
+static void parse_bad_in(const char *dir, const char *text, const char *a, const char *b)
 {
     struct wl_file *f = (struct wl_file *)1;
     char err[1024] = "";
-    int rc = wl_file_parse("w.json", text, strlen(text), NULL, &f, err, sizeof(err));
+    int rc = wl_file_parse("w.json", text, strlen(text), dir, &f, err, sizeof(err));
     assert_rejected(rc, f, err, text, a, b, NULL);
+}
+
+static void parse_bad(const char *text, const char *a, const char *b)
+{
+    parse_bad_in(NULL, text, a, b);
+}
+
+/* csv, in tests/data/workload, has output lengths a class must refuse: as
+ * its "lengths" and as its output_tokens the parse fails with lengths_err
+ * and output_err; its input column alone, as prompt_tokens, is fine. */
+static void check_output_column_refused(const char *csv, const char *lengths_err,
+                                        const char *output_err)
+{
+    char dir[512], text[256];
+    test_data_path("workload", "", dir, sizeof dir);
+    snprintf(text, sizeof text, "{\"classes\": [{\"name\":\"a\",\"lengths\":\"empirical:%s\"}]}",
+             csv);
+    parse_bad_in(dir, text, lengths_err, NULL);
+    snprintf(
+        text, sizeof text,
+        "{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":5,\"output_tokens\":\"empirical:%s\"}]}",
+        csv);
+    parse_bad_in(dir, text, output_err, NULL);
+    snprintf(
+        text, sizeof text,
+        "{\"classes\": [{\"name\":\"a\",\"output_tokens\":5,\"prompt_tokens\":\"empirical:%s\"}]}",
+        csv);
+    wl_file_free(parse_ok_in(dir, text));
 }
 
 /* A byte-order mark at the start of the file is skipped (jsonfile.h). */
@@ -358,31 +394,12 @@ static void test_errors(void **state)
               "classes[0].prompt_tokens: 99% of the lengths round to 0 tokens", NULL);
     /* So is an empirical file's, and a "lengths" pairs file's (the parent
      * sent each 0 as 1): zero_outputs.csv is 10,0 20,0 30,0. */
-    char dir[512];
-    test_data_path("workload", "", dir, sizeof dir);
-    static const char *const zero_bad[][2] = {
-        {"{\"classes\": [{\"name\":\"a\",\"lengths\":\"empirical:zero_outputs.csv\"}]}",
-         "w.json:1:36: classes[0].lengths: empirical:zero_outputs.csv: 3 of its 3 output lengths "
-         "round to 0 tokens (each would be sent as 1); expected lengths of at least 1"},
-        {"{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":5,"
-         "\"output_tokens\":\"empirical:zero_outputs.csv\"}]}",
-         "classes[0].output_tokens: empirical:zero_outputs.csv: 3 of its 3 output lengths round "
-         "to 0 tokens"},
-    };
-    for (size_t i = 0; i < LL_ARRAY_LEN(zero_bad); i++) {
-        struct wl_file *f = (struct wl_file *)1;
-        char err[1024] = "";
-        int rc = wl_file_parse("w.json", zero_bad[i][0], strlen(zero_bad[i][0]), dir, &f, err,
-                               sizeof err);
-        assert_rejected(rc, f, err, zero_bad[i][0], zero_bad[i][1], NULL, NULL);
-    }
-    static const char zero_ok[] = "{\"classes\": [{\"name\":\"a\",\"output_tokens\":5,"
-                                  "\"prompt_tokens\":\"empirical:zero_outputs.csv\"}]}";
-    struct wl_file *zf = NULL;
-    char zerr[1024] = "";
-    if (wl_file_parse("w.json", zero_ok, strlen(zero_ok), dir, &zf, zerr, sizeof zerr) != 0)
-        fail_msg("%s", zerr);
-    wl_file_free(zf);
+    check_output_column_refused(
+        "zero_outputs.csv",
+        "w.json:1:36: classes[0].lengths: empirical:zero_outputs.csv: 3 of its 3 output lengths "
+        "round to 0 tokens (each would be sent as 1); expected lengths of at least 1",
+        "classes[0].output_tokens: empirical:zero_outputs.csv: 3 of its 3 output lengths round "
+        "to 0 tokens");
     parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":-4,\"output_tokens\":1}]}",
               "classes[0].prompt_tokens: ", NULL);
     parse_bad("{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":\"500ms\",\"output_tokens\":1}]}",
@@ -470,32 +487,12 @@ static void test_length_limits(void **state)
     assert_string_equal(f->warn, "");
     wl_file_free(f);
     /* huge_outputs.csv is 10,20 30,1e12. */
-    char dir[512];
-    test_data_path("workload", "", dir, sizeof dir);
-    static const char *const huge_bad[][2] = {
-        {"{\"classes\": [{\"name\":\"a\",\"lengths\":\"empirical:huge_outputs.csv\"}]}",
-         "w.json:1:36: classes[0].lengths: empirical:huge_outputs.csv: 1 of its 2 output "
-         "lengths are above 100000000 tokens (the largest 1e+12); expected at most 100000000"},
-        {"{\"classes\": [{\"name\":\"a\",\"prompt_tokens\":5,"
-         "\"output_tokens\":\"empirical:huge_outputs.csv\"}]}",
-         "classes[0].output_tokens: empirical:huge_outputs.csv: 1 of its 2 output lengths are "
-         "above 100000000 tokens"},
-    };
-    for (size_t i = 0; i < LL_ARRAY_LEN(huge_bad); i++) {
-        struct wl_file *g = (struct wl_file *)1;
-        char err[1024] = "";
-        int rc = wl_file_parse("w.json", huge_bad[i][0], strlen(huge_bad[i][0]), dir, &g, err,
-                               sizeof err);
-        assert_rejected(rc, g, err, huge_bad[i][0], huge_bad[i][1], NULL, NULL);
-    }
-    /* The input column alone is fine. */
-    static const char ok[] = "{\"classes\": [{\"name\":\"a\",\"output_tokens\":5,"
-                             "\"prompt_tokens\":\"empirical:huge_outputs.csv\"}]}";
-    char err[1024] = "";
-    f = NULL;
-    if (wl_file_parse("w.json", ok, strlen(ok), dir, &f, err, sizeof err) != 0)
-        fail_msg("%s", err);
-    wl_file_free(f);
+    check_output_column_refused(
+        "huge_outputs.csv",
+        "w.json:1:36: classes[0].lengths: empirical:huge_outputs.csv: 1 of its 2 output "
+        "lengths are above 100000000 tokens (the largest 1e+12); expected at most 100000000",
+        "classes[0].output_tokens: empirical:huge_outputs.csv: 1 of its 2 output lengths are "
+        "above 100000000 tokens");
     /* A drawn length beyond the cap is the cap, which a trace line takes. */
     assert_int_equal(dist_to_tokens(1e12), DIST_TOKENS_MAX);
     assert_int_equal(DIST_TOKENS_MAX, 100000000u);
@@ -553,13 +550,10 @@ static void test_prefix_per_class(void **state)
 static void test_empirical_column_and_cancel_zero(void **state)
 {
     (void)state;
-    char dir[512], err[1024] = "";
+    char dir[512];
     test_data_path("workload", "", dir, sizeof dir);
-    static const char ok[] = "{\"classes\": [{\"name\":\"a\",\"output_tokens\":5,"
-                             "\"prompt_tokens\":\"empirical:pairs.csv#output\"}]}";
-    struct wl_file *f = NULL;
-    if (wl_file_parse("w.json", ok, strlen(ok), dir, &f, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    struct wl_file *f = parse_ok_in(dir, "{\"classes\": [{\"name\":\"a\",\"output_tokens\":5,"
+                                         "\"prompt_tokens\":\"empirical:pairs.csv#output\"}]}");
     assert_int_equal(f->classes[0].prompt_tokens.kind, WL_LEN_EMPIRICAL);
     assert_int_equal(f->classes[0].prompt_tokens.col, EMPIRICAL_COL_OUTPUT);
     wl_file_free(f);
@@ -576,11 +570,8 @@ static void test_empirical_column_and_cancel_zero(void **state)
          "classes[0].lengths: takes both columns; drop the #column from "
          "\"empirical:pairs.csv#input\""},
     };
-    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++) {
-        struct wl_file *g = (struct wl_file *)1;
-        int rc = wl_file_parse("w.json", bad[i][0], strlen(bad[i][0]), dir, &g, err, sizeof err);
-        assert_rejected(rc, g, err, bad[i][0], bad[i][1], NULL, NULL);
-    }
+    for (size_t i = 0; i < LL_ARRAY_LEN(bad); i++)
+        parse_bad_in(dir, bad[i][0], bad[i][1], NULL);
     parse_bad("{\"classes\": [" CLS ",\"cancel\":{\"fraction\":0.5,\"after_tokens\":\"0\"}}]}",
               "classes[0].cancel.after_tokens: a length of 0 tokens", NULL);
     parse_bad("{\"classes\": [" CLS ",\"cancel\":{\"fraction\":0.5,\"after_tokens\":"
