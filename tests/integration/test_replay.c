@@ -331,51 +331,30 @@ static void count_paths(const char *log, long *chat, long *completions)
 static void test_replay_of_classes_keeps_api_and_ignore_eos(void **state)
 {
     const char *sargs[] = {"--profile", "instant", NULL};
-    char log[600], wl[700], out1[700];
+    char log[600], wl[700], dump[700];
     harness_logged_sim_start(log, sizeof log, sargs);
-    char url[200];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     harness_tmp_file(wl, sizeof wl, "w.json",
                      "{\"classes\": ["
                      "{\"name\":\"chat\",\"weight\":3,\"prompt_tokens\":20,"
                      "\"output_tokens\":4,\"api\":\"chat\",\"ignore_eos\":true},"
                      "{\"name\":\"summarize\",\"weight\":1,\"prompt_tokens\":30,"
                      "\"output_tokens\":3,\"api\":\"completions\",\"ignore_eos\":false}]}\n");
-    char dump[700];
     harness_tmp_path(dump, sizeof dump, "dump.jsonl");
-    harness_tmp_path(out1, sizeof out1, "r1");
-    const char *run_args[] = {"run",
-                              "--url",
-                              url,
-                              "--rate",
-                              "150",
-                              "--requests",
-                              "40",
-                              "--seed",
-                              "7",
-                              "--workload",
-                              wl,
-                              "--dump-schedule",
-                              dump,
-                              "--out",
-                              out1,
-                              "--quiet",
-                              "--no-metrics",
-                              NULL};
-    free(run_llmload(run_args, 0, 1));
+    const char *run_args[] = {"--rate",     "150", "--requests",      "40", "--seed",       "7",
+                              "--workload", wl,    "--dump-schedule", dump, "--no-metrics", NULL};
+    char *out1 = harness_run_client(NULL, run_args, HARNESS_RC_OK_OR_INVALID, NULL);
     harness_sim_teardown(NULL);
     long run_chat, run_cmpl;
     count_paths(log, &run_chat, &run_cmpl);
     assert_int_equal(run_chat + run_cmpl, 40);
     assert_true(run_cmpl > 0 && run_chat > 0);
 
-    char log2[600], out2[700];
+    char log2[600], *o = NULL, *e = NULL;
     harness_logged_sim_start(log2, sizeof log2, sargs);
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    harness_tmp_path(out2, sizeof out2, "r2");
-    const char *rep_args[] = {"replay", dump,      "--url",  url, "--out",
-                              out2,     "--quiet", "--seed", "7", NULL};
-    free(run_llmload(rep_args, 0, 1));
+    const char *rep_args[] = {dump, "--seed", "7", NULL};
+    char *out2 = harness_run_sim_verdict("replay", rep_args, 60, &o, &e);
+    free(o);
+    free(e);
     harness_sim_teardown(NULL);
     long rep_chat, rep_cmpl;
     count_paths(log2, &rep_chat, &rep_cmpl);
@@ -397,6 +376,8 @@ static void test_replay_of_classes_keeps_api_and_ignore_eos(void **state)
     }
     harness_recs_free(a);
     harness_recs_free(b);
+    harness_results_free(out1);
+    harness_results_free(out2);
 }
 
 /* A hand-written trace with the optional fields: seconds, a class, a

@@ -142,14 +142,10 @@ static void test_low_rate_agrees(void **state)
  * the engine counts, and returns summary.json (caller decrefs). */
 static json_t *prefix_run_joined(const char *const *extra, const char *engine, int less_cached)
 {
-    const char *sargs[16] = {SIM_SMALL};
-    size_t n = 0;
-    while (sargs[n])
-        n++;
-    for (size_t i = 0; extra[i]; i++)
-        sargs[n++] = extra[i];
-    sargs[n] = NULL;
-    harness_cur_sim_start(sargs);
+    struct harness_argv sargs = {.n = 0};
+    harness_argv_add(&sargs, (const char *const[]){SIM_SMALL, NULL});
+    harness_argv_add(&sargs, extra);
+    harness_cur_sim_start(sargs.v);
     const char *args[] = {"--rate",
                           "8",
                           "--arrival",

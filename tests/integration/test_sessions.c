@@ -555,17 +555,16 @@ static void test_sessions_rate_over_arrivals(void **state)
 static void test_sessions_one_turn_rates_agree(void **state)
 {
     (void)state;
-    char url[160], dir[600];
-    harness_sim_v1_start(url, sizeof url, (const char *const[]){"--profile", "instant", NULL});
-    harness_tmp_path(dir, sizeof dir, "one-turn");
-    const char *run[] = {
-        "run",        "--url",    url,         "--out",    dir,       "--quiet", "--no-metrics",
-        "--sessions", "4",        "--arrival", "constant", "--turns", "1",       "--requests",
-        "8",          SMALL_TURN, NULL};
-    char *out = harness_run_expect(run, 60, HARNESS_RC_OK_OR_INVALID, NULL);
+    harness_instant_sim_start();
+    const char *args[] = {
+        "--no-metrics", "--sessions", "4",        "--arrival", "constant", "--turns", "1",
+        "--requests",   "8",          SMALL_TURN, NULL};
+    char *out = NULL, *err = NULL;
+    char *dir = harness_run_sim_verdict("run", args, 60, &out, &err);
     HARNESS_HAS(out, "(scheduled 4.00 req/s over the 1.75s of offering)",
                 "realised 4.00/s (8 started");
     free(out);
+    free(err);
     json_t *sj = harness_summary_load(dir);
     json_t *thr = json_object_get(sj, "throughput"), *ses = json_object_get(sj, "sessions");
     assert_int_equal(harness_ival_req(thr, "offering_ns"), 1750 * MS);
@@ -573,6 +572,7 @@ static void test_sessions_one_turn_rates_agree(void **state)
     ASSERT_NEAR(harness_num(thr, "scheduled_offering_rate_per_s"), 4, 1e-9);
     ASSERT_NEAR(harness_num(ses, "realised_rate_per_s"), 4, 1e-9);
     json_decref(sj);
+    harness_results_free(dir);
 }
 
 /* The number of distinct sessions among all's records; counts[s] gets
@@ -602,35 +602,25 @@ static int64_t sessions_distinct(struct harness_recs *all, int64_t *counts, size
 static void test_sessions_spend_guard_ends_arrivals(void **state)
 {
     (void)state;
-    char url[160], dir[600];
-    harness_sim_v1_start(url, sizeof url, NULL);
-    harness_tmp_path(dir, sizeof dir, "guard");
-    const char *run[] = {"run",
-                         "--url",
-                         url,
-                         "--out",
-                         dir,
-                         "--quiet",
-                         "--no-metrics",
-                         "--sessions",
-                         "10",
-                         "--arrival",
-                         "constant",
-                         "--turns",
-                         "2",
-                         "--prompt-tokens",
-                         "20",
-                         "--output-tokens",
-                         "10",
-                         "--duration",
-                         "3s",
-                         "--max-tokens-total",
-                         "300",
-                         NULL};
+    harness_cur_sim_start(NULL);
+    const char *args[] = {"--sessions",
+                          "10",
+                          "--arrival",
+                          "constant",
+                          "--turns",
+                          "2",
+                          "--prompt-tokens",
+                          "20",
+                          "--output-tokens",
+                          "10",
+                          "--duration",
+                          "3s",
+                          "--max-tokens-total",
+                          "300",
+                          NULL};
     uint64_t t0 = ll_now_ns();
-    char *out = harness_run_expect(run, 60, HARNESS_RC_OK_OR_INVALID, NULL);
+    char *dir = harness_run_client(no_metrics, args, HARNESS_RC_OK_OR_INVALID, NULL);
     double took_s = (double)(ll_now_ns() - t0) / 1e9;
-    free(out);
     struct harness_recs *all = harness_requests_load(dir);
     int64_t counts[MAX_SESSIONS];
     int64_t distinct = sessions_distinct(all, counts, MAX_SESSIONS);
@@ -649,6 +639,7 @@ static void test_sessions_spend_guard_ends_arrivals(void **state)
         fail_msg("the run took %.2f s; the guard should end it well before its 3 s", took_s);
     json_decref(sj);
     harness_recs_free(all);
+    harness_results_free(dir);
 }
 
 /* Constant sessions (sessions a second, turns turns, answers of
@@ -742,34 +733,17 @@ static void test_sessions_grace_cancel_cuts_last_turn(void **state)
 static void test_sessions_one_class(void **state)
 {
     (void)state;
-    char url[160], dir[600], wl[600];
-    harness_sim_v1_start(url, sizeof url, (const char *const[]){"--profile", "instant", NULL});
+    char wl[600];
+    harness_tmp_begin();
     harness_tmp_file(wl, sizeof wl, "classes.json",
                      "{\"version\":1,\"classes\":["
                      "{\"name\":\"a\",\"prompt_tokens\":8,\"output_tokens\":3,\"api\":\"chat\"},"
                      "{\"name\":\"b\",\"prompt_tokens\":6,\"output_tokens\":2,"
                      "\"api\":\"completions\"}]}");
-    harness_tmp_path(dir, sizeof dir, "classes");
-    const char *run[] = {"run",
-                         "--url",
-                         url,
-                         "--out",
-                         dir,
-                         "--quiet",
-                         "--no-metrics",
-                         "--sessions",
-                         "50",
-                         "--arrival",
-                         "constant",
-                         "--requests",
-                         "12",
-                         "--turns",
-                         "4",
-                         "--workload",
-                         wl,
-                         "--ignore-eos",
-                         NULL};
-    free(harness_run_expect(run, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    const char *sargs[] = {"--profile", "instant", NULL};
+    const char *args[] = {"--sessions", "50", "--arrival",  "constant", "--requests",   "12",
+                          "--turns",    "4",  "--workload", wl,         "--ignore-eos", NULL};
+    char *dir = harness_run_on_sim(sargs, no_metrics, args);
     struct recs *r = calloc(1, sizeof *r);
     recs_load(r, dir);
     assert_int_equal(r->all->n, 48);
@@ -789,6 +763,7 @@ static void test_sessions_one_class(void **state)
     }
     assert_true(seen[0] && seen[1]);
     recs_free(r);
+    harness_results_free(dir);
 }
 
 /* Contradictory or impossible session flags exit 2 before any request. */
@@ -826,8 +801,8 @@ HARNESS_MAIN(
     cmocka_unit_test_teardown(test_sessions_cancel_after_tokens_partial, harness_sim_teardown),
     cmocka_unit_test_teardown(test_sessions_steady_not_judged, harness_sim_teardown),
     cmocka_unit_test_teardown(test_sessions_rate_over_arrivals, harness_sim_tmp_teardown),
-    cmocka_unit_test_teardown(test_sessions_one_turn_rates_agree, harness_sim_tmp_teardown),
-    cmocka_unit_test_teardown(test_sessions_spend_guard_ends_arrivals, harness_sim_tmp_teardown),
+    cmocka_unit_test_teardown(test_sessions_one_turn_rates_agree, harness_sim_teardown),
+    cmocka_unit_test_teardown(test_sessions_spend_guard_ends_arrivals, harness_sim_teardown),
     cmocka_unit_test_teardown(test_sessions_one_class, harness_sim_tmp_teardown),
     cmocka_unit_test_teardown(test_sessions_stop_cuts_only_unfinished, harness_client_teardown),
     cmocka_unit_test_teardown(test_sessions_grace_cancel_cuts_last_turn, harness_client_teardown),
