@@ -641,6 +641,14 @@ static void make_step(struct sweep_step *s, uint32_t index, double rate, uint64_
     make_step_late(s, index, rate, ttft_ms, fail_every, 0, set);
 }
 
+/* The sweep's settings under a 100 ms TTFT SLO, the SLO most tests here
+ * judge their synthetic steps by. */
+static void slo_settings(struct sweep_settings *set)
+{
+    sweep_settings_init(set);
+    set->slo.ttft_ns = 100 * MS;
+}
+
 /* Frees steps[0, n). */
 static void free_steps(struct sweep_step *steps, size_t n)
 {
@@ -667,8 +675,7 @@ static void test_recovery_lead_in_passed(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     for (int run = 0; run < 4; run++) {
         int fails = run & 1, empty_first = run >> 1;
         struct sweep_step st[3];
@@ -819,8 +826,7 @@ static void test_step_cancelled_not_errors(void **state)
 static void test_step_figures(void **state)
 {
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     set.cost_per_hour = 3.6;
     struct sweep_step s;
     /* 10 req/s, 1 in 5 fails: 100 window requests (sched 1.0 .. 10.9 s),
@@ -940,8 +946,7 @@ static void test_server_table_kv(void **state)
 static void test_step_invalid(void **state)
 {
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     struct sweep_step st[3];
     for (int k = 0; k < 3; k++) {
         make_step(&st[k], (uint32_t)k, 10 + 10 * k, 50, 0, &set);
@@ -2104,8 +2109,7 @@ static void test_stop_trends_repeat(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     static const double rates[4] = {10, 20, 22, 24};
     struct sweep_step steps[8];
     struct sweep_point pts[8];
@@ -2250,8 +2254,7 @@ static void test_points_repeat_unjudged(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     struct sweep_step steps[7];
     static const struct run_spec runs[7] = {{10, 30, 0, 0},   {10, 30, 0, 200}, {10, 50, 0, 0},
                                             {20, 30, 0, 200}, {20, 40, 0, 0},   {30, 30, 0, 200},
@@ -2316,8 +2319,7 @@ static void test_points_repeat_unjudged(void **state)
 static void test_repeat_labels(void **state)
 {
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     struct sweep_step steps[5];
     make_step(&steps[0], 0, 10, 30, 0, &set);
     make_step(&steps[1], 1, 10, 50, 0, &set);
@@ -2385,8 +2387,7 @@ static void test_points_attainment_pooled(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     struct sweep_step steps[4];
     static const struct run_spec runs[4] = {
         {2, 50, 0, 0}, {2, 150, 0, 0}, {3, 50, 0, 0}, {3, 50, 0, 0}};
@@ -2722,12 +2723,6 @@ static void class_ladder(struct sweep_step steps[4], const double rates[4], cons
         make_class_step(&steps[i], (uint32_t)i, rates[i], 50, tl[i], 1, set);
 }
 
-static void class_settings(struct sweep_settings *set)
-{
-    sweep_settings_init(set);
-    set->slo.ttft_ns = 100 * MS;
-}
-
 /* The points of n steps into pts (room for n) and their findings into fd.
  * Returns the number of points. */
 static size_t class_findings(const struct sweep_step *steps, size_t n,
@@ -2749,8 +2744,7 @@ static void test_step_all_unjudged(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     struct sweep_step st[2];
     make_step(&st[0], 0, 5, 50, 0, &set);
     make_step_kind(&st[1], 1, 10, 50, 1, REC_CANCELLED, 0, &set);
@@ -2782,7 +2776,7 @@ static void test_step_all_unjudged(void **state)
     free_steps(st, 2);
 }
 
-/* make_class_sweep's four steps under class_settings, with their points
+/* make_class_sweep's four steps under slo_settings, with their points
  * and findings. */
 struct class_sweep {
     struct sweep_settings set;
@@ -2798,7 +2792,7 @@ static int class_sweep_setup(void **state)
     struct class_sweep *cs = calloc(1, sizeof *cs);
     if (!cs)
         return -1;
-    class_settings(&cs->set);
+    slo_settings(&cs->set);
     make_class_sweep(cs->steps, &cs->set);
     cs->np = class_findings(cs->steps, 4, &cs->set, cs->pts, &cs->fd);
     *state = cs;
@@ -2844,7 +2838,7 @@ static void test_class_all_unjudged(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    class_settings(&set);
+    slo_settings(&set);
     struct sweep_step s;
     cancelled_class_step(&s, &set, 200 * MS);
     const struct sweep_class *lo = &s.classes[1];
@@ -3028,7 +3022,7 @@ static void test_class_at_capacity_judged(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    class_settings(&set);
+    slo_settings(&set);
     struct sweep_step steps[3];
     struct sweep_point pts[3];
     struct sweep_findings *fd = calloc(1, sizeof *fd);
@@ -3057,7 +3051,7 @@ static void test_class_unmeasured(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    class_settings(&set);
+    slo_settings(&set);
     static const double rates[4] = {2, 4, 6, 8};
     static const uint64_t tl[4] = {0, 80, 0, 250};
     struct sweep_step steps[4];
@@ -3152,7 +3146,7 @@ static void test_class_unmeasured_cancelled(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    class_settings(&set);
+    slo_settings(&set);
     static const double rates[4] = {2, 4, 6, 8};
     static const uint64_t tl[4] = {1, 80, 0, 250};
     struct sweep_step steps[4];
@@ -3257,7 +3251,7 @@ static void test_class_confirm(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    class_settings(&set);
+    slo_settings(&set);
     static const double rates[4] = {2, 4, 6, 4};
     for (int rerun_fails = 0; rerun_fails < 2; rerun_fails++) {
         const uint64_t tl[4] = {80, 250, 80, rerun_fails ? 250 : 80};
@@ -3355,7 +3349,7 @@ static void test_class_summary_json(void **state)
 static void test_class_facts_and_records(void **state)
 {
     struct sweep_settings set;
-    class_settings(&set);
+    slo_settings(&set);
     struct sweep_step a, b;
     make_class_step(&a, 3, 2, 50, 80, 1, &set);
     json_t *j = sweep_facts_json(&a.f);
