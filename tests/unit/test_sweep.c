@@ -2095,6 +2095,28 @@ static void test_stop_plateau_widest_span(void **state)
     assert_string_equal(reason, "throughput plateau: 10 req/s completed at 14.2 req/s offered");
 }
 
+/* One run of a synthetic sweep: make_step_late's rate, TTFT, failures
+ * and lateness (in ms). */
+struct run_spec {
+    double rate;
+    uint64_t ttft_ms;
+    unsigned fail_every;
+    uint64_t late_ms;
+};
+
+/* Step i of n from runs[i], with index i; a run at the rate of the run
+ * before it is that rate's next repeat, as --repeat orders them. */
+static void make_runs(struct sweep_step *steps, const struct run_spec *runs, size_t n,
+                      const struct sweep_settings *set)
+{
+    for (size_t i = 0; i < n; i++) {
+        make_step_late(&steps[i], (uint32_t)i, runs[i].rate, runs[i].ttft_ms, runs[i].fail_every,
+                       runs[i].late_ms * MS, set);
+        if (i > 0 && runs[i].rate == runs[i - 1].rate)
+            steps[i].f.repeat = steps[i - 1].f.repeat + 1;
+    }
+}
+
 /* --repeat 2: a rate is judged when one of its runs is, and its figures
  * are the means of its judged runs, for the trends and the TTFT limit
  * alike. 10, 20, 22 and 24 req/s all meet the SLO in their first run;
@@ -2170,9 +2192,8 @@ static void test_stop_error_rate_repeat(void **state)
     struct sweep_point pts[2];
     char why[256] = "";
     for (int late = 1; late >= 0; late--) {
-        make_step(&steps[0], 0, 10, 30, 0, &set);
-        make_step_late(&steps[1], 1, 10, 30, 2, late ? 200 * MS : 0, &set);
-        steps[1].f.repeat = 1;
+        const struct run_spec runs[2] = {{10, 30, 0, 0}, {10, 30, 2, late ? 200 : 0}};
+        make_runs(steps, runs, 2, &set);
         assert_int_equal(steps[1].invalid, late);
         ASSERT_NEAR(steps[1].error_rate, 0.5, 0.01);
         assert_int_equal(sweep_points_build(steps, 2, pts), 1);
@@ -2186,28 +2207,6 @@ static void test_stop_error_rate_repeat(void **state)
             assert_message_has(why, "error rate 25.0% > 10% at 10 req/s", "sweep_stop_check");
         }
         free_steps(steps, 2);
-    }
-}
-
-/* One run of a synthetic sweep: make_step_late's rate, TTFT, failures
- * and lateness (in ms). */
-struct run_spec {
-    double rate;
-    uint64_t ttft_ms;
-    unsigned fail_every;
-    uint64_t late_ms;
-};
-
-/* Step i of n from runs[i], with index i; a run at the rate of the run
- * before it is that rate's next repeat, as --repeat orders them. */
-static void make_runs(struct sweep_step *steps, const struct run_spec *runs, size_t n,
-                      const struct sweep_settings *set)
-{
-    for (size_t i = 0; i < n; i++) {
-        make_step_late(&steps[i], (uint32_t)i, runs[i].rate, runs[i].ttft_ms, runs[i].fail_every,
-                       runs[i].late_ms * MS, set);
-        if (i > 0 && runs[i].rate == runs[i - 1].rate)
-            steps[i].f.repeat = steps[i - 1].f.repeat + 1;
     }
 }
 
