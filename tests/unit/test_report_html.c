@@ -179,6 +179,16 @@ static void fixture_page_lacks(const char *const *lacks)
     free(doc);
 }
 
+/* Render r and check the page: well formed, each string of has in it and
+ * none of lacks (NULL-ended lists; either may be NULL). */
+static void check_render(const struct report *r, const char *const *has, const char *const *lacks)
+{
+    char *doc = render(r);
+    assert_well_formed(doc);
+    assert_page(doc, has, lacks);
+    free(doc);
+}
+
 static void test_latency_points_exact(void **state)
 {
     const char *doc = *state;
@@ -709,17 +719,15 @@ static void test_recovery_step(void **state)
     assert_int_equal(pts(doc, "chart-ttft", "ttft_p99_recovery", xs, ys, 8), 1);
     assert_true(xs[0] == 5 && ys[0] == 333);
     /* Without a name from the sweep, a step is its position from 0. */
-    assert_non_null(strstr(doc, "<td>5 rec</td>"));
-    assert_non_null(strstr(doc, "<td>0</td>"));
+    static const char *const positions[] = {"<td>5 rec</td>", "<td>0</td>", NULL};
+    assert_page(doc, positions, NULL);
     free(doc);
     /* With one, the table says the name the terminal and steps.csv use. */
     snprintf(f.steps[5].id, sizeof f.steps[5].id, "7 rec");
     snprintf(f.steps[2].id, sizeof f.steps[2].id, "2.1");
-    doc = render(&f.r);
-    assert_non_null(strstr(doc, "<td>7 rec</td>"));
-    assert_non_null(strstr(doc, "<td>2.1</td>"));
-    assert_null(strstr(doc, "<td>5 rec</td>"));
-    free(doc);
+    static const char *const names[] = {"<td>7 rec</td>", "<td>2.1</td>", NULL};
+    static const char *const no_position[] = {"<td>5 rec</td>", NULL};
+    check_render(&f.r, names, no_position);
 }
 
 /* A step that is INVALID or not steady is a ring on every curve against
@@ -971,17 +979,15 @@ static void test_escaping(void **state)
     f.steps[1].verdict = "<b>bad</b>";
     f.r.invalid = 1;
     f.r.invalid_reason = "lateness p99 > 10ms & <rising>";
-    char *doc = render(&f.r);
-    assert_well_formed(doc);
-    assert_null(strstr(doc, "<script"));
-    assert_null(strstr(doc, "<img"));
-    assert_null(strstr(doc, "<b>"));
-    assert_non_null(strstr(doc, "<title>&lt;script&gt;alert(&quot;t&quot;)&lt;/script&gt; "
-                                "&amp; &#39;co&#39;</title>"));
-    assert_non_null(strstr(doc, "http://h/?a=1&amp;b=&lt;2&gt;"));
-    assert_non_null(strstr(doc, "class=\"banner invalid\""));
-    assert_non_null(strstr(doc, "lateness p99 &gt; 10ms &amp; &lt;rising&gt;"));
-    free(doc);
+    static const char *const has[] = {
+        "<title>&lt;script&gt;alert(&quot;t&quot;)&lt;/script&gt; &amp; &#39;co&#39;</title>",
+        "http://h/?a=1&amp;b=&lt;2&gt;",
+        "class=\"banner invalid\"",
+        "lateness p99 &gt; 10ms &amp; &lt;rising&gt;",
+        NULL,
+    };
+    static const char *const lacks[] = {"<script", "<img", "<b>", NULL};
+    check_render(&f.r, has, lacks);
 }
 
 /* One load step of five INVALID (a sweep left it out of the capacity
@@ -997,28 +1003,31 @@ static void test_invalid_banner_some_steps(void **state)
     f.steps[1].invalid = 1;
     f.r.invalid = 1;
     f.r.invalid_reason = "1 of 5 steps (at 10 req/s) are INVALID: why";
-    char *doc = render(&f.r);
-    assert_well_formed(doc);
-    assert_non_null(strstr(doc, "<div class=\"banner invalid\">1 of 5 steps (at 10 req/s) are "
-                                "INVALID: why. The other steps' figures, and the findings made "
-                                "from them, stand.</div>"));
-    assert_null(strstr(doc, "not trustworthy"));
-    free(doc);
+    static const char *const some[] = {
+        "<div class=\"banner invalid\">1 of 5 steps (at 10 req/s) are INVALID: why. The other "
+        "steps' figures, and the findings made from them, stand.</div>",
+        NULL,
+    };
+    static const char *const not_all[] = {"not trustworthy", NULL};
+    check_render(&f.r, some, not_all);
 
     for (int i = 0; i < 4; i++)
         f.steps[i].invalid = 1;
     f.steps[4].recovery = 1;
-    doc = render(&f.r);
-    assert_non_null(strstr(doc,
-                           "<div class=\"banner invalid\">INVALID: the client could "
-                           "not keep the schedule; these figures are not trustworthy. 1 of 5"));
-    free(doc);
+    static const char *const all[] = {
+        "<div class=\"banner invalid\">INVALID: the client could not keep the schedule; these "
+        "figures are not trustworthy. 1 of 5",
+        NULL,
+    };
+    check_render(&f.r, all, NULL);
     /* Whose fault, as the steps' causes say (one home for the words). */
     f.r.invalid_cause = VERDICT_LATE_ASLEEP;
-    doc = render(&f.r);
-    assert_non_null(strstr(doc, "<div class=\"banner invalid\">INVALID: the host (OS or VM) "
-                                "did not run the client on schedule; these figures"));
-    free(doc);
+    static const char *const host[] = {
+        "<div class=\"banner invalid\">INVALID: the host (OS or VM) did not run the client on "
+        "schedule; these figures",
+        NULL,
+    };
+    check_render(&f.r, host, NULL);
 }
 
 /* The peak cards read the judged steps: an INVALID step's goodput (14.5
@@ -1029,19 +1038,19 @@ static void test_peaks_judged_steps(void **state)
 {
     struct fixture f;
     fixture_make(&f);
-    char *doc = render(&f.r);
-    assert_non_null(strstr(doc, "Peak goodput</div><div class=\"v\">14.5<"));
-    assert_null(strstr(doc, "left out"));
-    free(doc);
+    static const char *const all[] = {"Peak goodput</div><div class=\"v\">14.5<", NULL};
+    static const char *const none_left_out[] = {"left out", NULL};
+    check_render(&f.r, all, none_left_out);
     f.steps[2].invalid = 1;
     f.steps[3].interrupted = 1;
-    doc = render(&f.r);
-    assert_well_formed(doc);
-    assert_non_null(strstr(doc, "Peak goodput</div><div class=\"v\">9.9<"));
-    assert_non_null(strstr(doc, "Peak output</div><div class=\"v\">3200<"));
-    assert_non_null(strstr(doc, "at 10 req/s; INVALID and cut steps left out"));
-    assert_non_null(strstr(doc, "at 25 req/s; INVALID and cut steps left out"));
-    free(doc);
+    static const char *const judged[] = {
+        "Peak goodput</div><div class=\"v\">9.9<",
+        "Peak output</div><div class=\"v\">3200<",
+        "at 10 req/s; INVALID and cut steps left out",
+        "at 25 req/s; INVALID and cut steps left out",
+        NULL,
+    };
+    check_render(&f.r, judged, NULL);
 }
 
 static void test_empty_report(void **state)

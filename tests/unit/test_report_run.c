@@ -240,9 +240,34 @@ static void test_long_run_thinned(void **state)
     free(doc);
 }
 
+/* A summary.json and what its page must say and must not say: each list
+ * ends at its first NULL; the last slot stays NULL. */
+struct page_case {
+    const char *sum;
+    const char *has[16];
+    const char *lacks[4];
+};
+
+/* Render each case's summary without a hist.jsonl and check its page is
+ * well formed, has each string of has and none of lacks. */
+static void check_pages(const struct page_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct page_case *c = &cases[i];
+        assert_null(c->has[LL_ARRAY_LEN(c->has) - 1]);
+        assert_null(c->lacks[LL_ARRAY_LEN(c->lacks) - 1]);
+        char *doc = render_with(c->sum, "/nonexistent/hist.jsonl");
+        assert_well_formed(doc);
+        assert_page(doc, c->has, c->lacks);
+        free(doc);
+    }
+}
+
 /* A missing or unreadable hist.jsonl, and a summary.json of an older
  * llmload without its latency and throughput blocks: the page still
- * renders, well formed, with en dashes where figures are missing. */
+ * renders, well formed, with en dashes where figures are missing: no
+ * requests.ok is an en dash, not 0; 3 failed and no by_kind is not "No
+ * request failed.". */
 static void test_missing_parts(void **state)
 {
     (void)state;
@@ -256,22 +281,23 @@ static void test_missing_parts(void **state)
     char *doc = render_with(old, path);
     unlink(path);
     assert_well_formed(doc);
-    assert_non_null(strstr(doc, "2 lines of hist.jsonl were not a run's window"));
-    /* No requests.ok: an en dash, not 0. */
-    assert_non_null(strstr(doc, "<div class=\"k\">Requests ok</div><div class=\"v none\">"
-                                "\xE2\x80\x93</div>"));
-    /* 3 failed and no by_kind: not "No request failed." */
-    assert_null(strstr(doc, "No request failed."));
-    assert_non_null(strstr(doc, "id=\"errors-unnamed\">3 requests failed"));
+    static const char *const has[] = {
+        "2 lines of hist.jsonl were not a run's window",
+        "<div class=\"k\">Requests ok</div><div class=\"v none\">"
+        "\xE2\x80\x93</div>",
+        "id=\"errors-unnamed\">3 requests failed",
+        NULL,
+    };
+    static const char *const lacks[] = {"No request failed.", NULL};
+    assert_page(doc, has, lacks);
     free(doc);
-    doc = render_with(old, "/nonexistent/hist.jsonl");
-    assert_well_formed(doc);
-    assert_non_null(strstr(doc, "nothing counted"));
-    free(doc);
+    static const struct page_case no_hist[] = {{old, {"nothing counted"}, {NULL}}};
+    check_pages(no_hist, LL_ARRAY_LEN(no_hist));
 }
 
 /* A failed --expect and a run with no request ok say so in the verdict
- * and a banner; a passed --expect says it passed. */
+ * and a banner; a passed --expect says it passed. With no request ok
+ * there is no stream: no TTFT, TPOT or output card. */
 static void test_run_end_said(void **state)
 {
     (void)state;
@@ -281,29 +307,25 @@ static void test_run_end_said(void **state)
         "{\"expect\":\"ttft_p99<1ms\",\"result\":\"fail\"},"
         "{\"expect\":\"error_rate<1%\",\"result\":\"pass\"},"
         "{\"expect\":\"goodput>=9/s\",\"result\":\"fail\"}]}";
-    char *doc = render_with(failed, "/nonexistent/hist.jsonl");
-    assert_non_null(strstr(doc, "id=\"verdict\">FAILED --expect: ttft_p99&lt;1ms, "
-                                "goodput&gt;=9/s; valid"));
-    assert_non_null(strstr(doc, "id=\"expect-failed\">FAILED --expect (exit 7): "
-                                "ttft_p99&lt;1ms, goodput&gt;=9/s</div>"));
-    free(doc);
     static const char passed[] =
         "{\"schema\":\"llmload.summary/1\",\"requests\":{\"scheduled\":4,\"ok\":4},"
         "\"expect\":[{\"expect\":\"ttft_p99<1s\",\"result\":\"pass\"}]}";
-    doc = render_with(passed, "/nonexistent/hist.jsonl");
-    assert_non_null(strstr(doc, "; --expect passed</dd>"));
-    assert_null(strstr(doc, "FAILED"));
-    free(doc);
     static const char none_ok[] =
         "{\"schema\":\"llmload.summary/1\",\"requests\":{\"scheduled\":4,\"ok\":0,"
         "\"failed\":4,\"by_kind\":{\"http_5xx\":4}},\"latency_ns\":{\"ttft\":{\"count\":0}}}";
-    doc = render_with(none_ok, "/nonexistent/hist.jsonl");
-    assert_non_null(strstr(doc, "id=\"verdict\">FAILED: no request succeeded; valid"));
-    assert_non_null(strstr(doc, "FAILED: no request succeeded (exit 6)"));
-    /* No stream: no TTFT, TPOT or output card. */
-    assert_null(strstr(doc, ">TTFT p99<"));
-    assert_null(strstr(doc, "<div class=\"k\">Output</div>"));
-    free(doc);
+    static const struct page_case cases[] = {
+        {failed,
+         {"id=\"verdict\">FAILED --expect: ttft_p99&lt;1ms, goodput&gt;=9/s; valid",
+          "id=\"expect-failed\">FAILED --expect (exit 7): ttft_p99&lt;1ms, "
+          "goodput&gt;=9/s</div>"},
+         {NULL}},
+        {passed, {"; --expect passed</dd>"}, {"FAILED"}},
+        {none_ok,
+         {"id=\"verdict\">FAILED: no request succeeded; valid",
+          "FAILED: no request succeeded (exit 6)"},
+         {">TTFT p99<", "<div class=\"k\">Output</div>"}},
+    };
+    check_pages(cases, LL_ARRAY_LEN(cases));
 }
 
 /* A steady null says why in the verdict, as the terminal's steady line
@@ -316,16 +338,16 @@ static void test_steady_unjudged_said(void **state)
         "{\"schema\":\"llmload.summary/1\",\"steady\":null,\"steady_unjudged\":\"not judged: "
         "the offered rate changes <within> the window (a ramp)\",\"requests\":{"
         "\"scheduled\":4,\"ok\":4}}";
-    char *doc = render_with(ramp, "/nonexistent/hist.jsonl");
-    assert_non_null(strstr(doc, "id=\"verdict\">valid (the generator kept its schedule); steady "
-                                "not judged: the offered rate changes &lt;within&gt; the window "
-                                "(a ramp)</dd>"));
-    free(doc);
     static const char older[] = "{\"schema\":\"llmload.summary/1\",\"steady\":null,"
                                 "\"requests\":{\"scheduled\":4,\"ok\":4}}";
-    doc = render_with(older, "/nonexistent/hist.jsonl");
-    assert_non_null(strstr(doc, "id=\"verdict\">valid (the generator kept its schedule)</dd>"));
-    free(doc);
+    static const struct page_case cases[] = {
+        {ramp,
+         {"id=\"verdict\">valid (the generator kept its schedule); steady not judged: the "
+          "offered rate changes &lt;within&gt; the window (a ramp)</dd>"},
+         {NULL}},
+        {older, {"id=\"verdict\">valid (the generator kept its schedule)</dd>"}, {NULL}},
+    };
+    check_pages(cases, LL_ARRAY_LEN(cases));
 }
 
 /* A run that measured nothing (exit 6) says why in a FAILED banner and
@@ -333,7 +355,9 @@ static void test_steady_unjudged_said(void **state)
  * empty window has requests.scheduled 0, which the older rule (ok 0 of
  * some scheduled) never called failed. nothing_measured null: no FAILED
  * banner, though ok is 0 (a shard's empty window, cancelled requests
- * alone); a shard's empty window says shard_empty's words instead. */
+ * alone); a shard's empty window says shard_empty's words instead, in a
+ * neutral banner and first in the verdict, never FAILED (the parent's
+ * page said nothing of it). */
 static void test_nothing_measured_banner(void **state)
 {
     (void)state;
@@ -341,47 +365,44 @@ static void test_nothing_measured_banner(void **state)
         "{\"schema\":\"llmload.summary/1\",\"nothing_measured\":\"nothing was measured: none "
         "came due in the window, the rate too low for its length: lengthen --duration, raise "
         "the rate, or give --requests <N>\",\"requests\":{\"scheduled\":0,\"ok\":0}}";
-    char *doc = render_with(empty, "/nonexistent/hist.jsonl");
-    assert_non_null(strstr(doc, "<div class=\"banner invalid\">FAILED (exit 6): nothing was "
-                                "measured: none came due in the window, the rate too low for its "
-                                "length: lengthen --duration, raise the rate, or give --requests "
-                                "&lt;N&gt;</div>"));
-    assert_non_null(strstr(doc, "id=\"verdict\">FAILED: nothing was measured: none came due"));
-    free(doc);
     static const char failed[] =
         "{\"schema\":\"llmload.summary/1\",\"nothing_measured\":\"no request succeeded: all 3 "
         "of the window failed\",\"requests\":{\"scheduled\":3,\"ok\":0}}";
-    doc = render_with(failed, "/nonexistent/hist.jsonl");
-    assert_non_null(strstr(doc, "<div class=\"banner invalid\">FAILED (exit 6): no request "
-                                "succeeded: all 3 of the window failed</div>"));
-    free(doc);
     static const char shard[] = "{\"schema\":\"llmload.summary/1\",\"nothing_measured\":null,"
                                 "\"requests\":{\"scheduled\":3,\"ok\":0}}";
-    doc = render_with(shard, "/nonexistent/hist.jsonl");
-    assert_null(strstr(doc, "FAILED"));
-    free(doc);
-    /* a shard's empty window: its note in a neutral banner and first in
-     * the verdict, never FAILED (the parent's page said nothing of it) */
     static const char empty_shard[] =
         "{\"schema\":\"llmload.summary/1\",\"nothing_measured\":null,\"shard_empty\":\"shard "
         "2/3: no arrival of the schedule fell to this shard in the window; llmload merge judges "
         "the whole run\",\"requests\":{\"scheduled\":0,\"ok\":0}}";
-    doc = render_with(empty_shard, "/nonexistent/hist.jsonl");
-    assert_null(strstr(doc, "FAILED"));
-    assert_non_null(strstr(doc, "<div class=\"banner closed\">shard 2/3: no arrival of the "
-                                "schedule fell to this shard in the window; llmload merge judges "
-                                "the whole run</div>"));
-    assert_non_null(strstr(doc, "id=\"verdict\">shard 2/3: no arrival of the schedule fell to "
-                                "this shard in the window; llmload merge judges the whole run; "
-                                "valid"));
-    free(doc);
+    static const struct page_case cases[] = {
+        {empty,
+         {"<div class=\"banner invalid\">FAILED (exit 6): nothing was measured: none came due "
+          "in the window, the rate too low for its length: lengthen --duration, raise the "
+          "rate, or give --requests &lt;N&gt;</div>",
+          "id=\"verdict\">FAILED: nothing was measured: none came due"},
+         {NULL}},
+        {failed,
+         {"<div class=\"banner invalid\">FAILED (exit 6): no request succeeded: all 3 of the "
+          "window failed</div>"},
+         {NULL}},
+        {shard, {NULL}, {"FAILED"}},
+        {empty_shard,
+         {"<div class=\"banner closed\">shard 2/3: no arrival of the schedule fell to this "
+          "shard in the window; llmload merge judges the whole run</div>",
+          "id=\"verdict\">shard 2/3: no arrival of the schedule fell to this shard in the "
+          "window; llmload merge judges the whole run; valid"},
+         {"FAILED"}},
+    };
+    check_pages(cases, LL_ARRAY_LEN(cases));
 }
 
 /* summary.json's server block and the responses' usage: table#server
  * quotes the server's figures beside the client's, named as the terminal
- * names them (the client's TTFT is "from sent", never the server's);
- * table#usage the cached prompt tokens; a summary.json without either has
- * no Server section. */
+ * names them (the client's TTFT is "from sent", never the server's); a
+ * gauge the engine does not export is said, in the terminal's words;
+ * table#usage the cached prompt tokens. Scraped but no usable scrape:
+ * the line says so, no table. A summary.json without either has no
+ * Server section. */
 static void test_server_section(void **state)
 {
     (void)state;
@@ -401,44 +422,32 @@ static void test_server_section(void **state)
         "\"ttft\":{\"count\":4,\"p50_s\":0.012,\"p50_bucket_s\":[0.01,0.02],"
         "\"p99_s\":0.5,\"p99_bucket_s\":[0.5,null],\"p99_is_lower_bound\":true,"
         "\"client_from_sent_p50_s\":0.011,\"client_from_sent_p99_s\":0.013}}}";
-    char *doc = render_with(with, "/nonexistent/hist.jsonl");
-    assert_well_formed(doc);
-    assert_non_null(strstr(doc, "<h2>Server</h2>"));
-    assert_non_null(strstr(doc, "id=\"server-engine\">vllm<"));
-    assert_non_null(strstr(doc, "5 scrapes, 1 failed (gaps)"));
-    assert_non_null(strstr(doc, "<tr id=\"srv-waiting-mean\"><td class=\"l\">queue depth, "
-                                "mean</td><td data-v=\"1.5\">1.5</td>"));
-    /* a gauge the engine does not export is said, in the terminal's words */
-    assert_non_null(strstr(doc, "<tr id=\"srv-running\"><td class=\"l\">running</td>"
-                                "<td class=\"l\" colspan=\"4\">not exported by this "
-                                "engine</td></tr>"));
-    assert_null(strstr(doc, "srv-running-mean"));
-    assert_non_null(strstr(doc, "<td class=\"l\">KV-cache usage, %, mean</td>"
-                                "<td data-v=\"0.42\">42</td>"));
-    assert_non_null(strstr(doc, "<tr id=\"srv-prompt_tokens\"><td class=\"l\">prompt tokens</td>"
-                                "<td data-v=\"300\">300</td><td data-v=\"200\">200</td>"
-                                "<td class=\"l\">sent</td><td data-v=\"1.5\">1.5</td>"));
-    assert_non_null(strstr(doc, "<td class=\"l\">received</td><td class=\"l\">the server's "
-                                "counter did not move"));
-    assert_non_null(strstr(doc, "<td class=\"l\">TTFT (server) p50, ms</td>"
-                                "<td data-v=\"0.012\">12</td><td data-v=\"0.011\">11</td>"
-                                "<td class=\"l\">from sent</td>"));
-    assert_non_null(strstr(doc, "<td data-v=\"0.5\">&gt;500</td>"));
-    assert_non_null(strstr(doc, "<tr id=\"tokens.cached_tokens\"><td class=\"l\">cached prompt "
-                                "tokens</td><td data-v=\"96\">96</td>"));
-    assert_null(strstr(doc, "tokens.workload_cached_share"));
-    assert_non_null(strstr(doc, "id=\"tokens.prompt_ratio\""));
-    free(doc);
-    /* Scraped, but no usable scrape: the line says so, no table. */
     static const char unusable[] =
         "{\"schema\":\"llmload.summary/1\",\"server\":{\"url\":\"http://h/metrics\","
         "\"scrapes\":2,\"failed\":2}}";
-    doc = render_with(unusable, "/nonexistent/hist.jsonl");
-    assert_well_formed(doc);
-    assert_non_null(strstr(doc, "2 failed (gaps); no usable scrape over the run."));
-    assert_null(strstr(doc, "id=\"server\""));
-    free(doc);
-    doc = render_fixture();
+    static const struct page_case cases[] = {
+        {with,
+         {"<h2>Server</h2>", "id=\"server-engine\">vllm<", "5 scrapes, 1 failed (gaps)",
+          "<tr id=\"srv-waiting-mean\"><td class=\"l\">queue depth, mean</td>"
+          "<td data-v=\"1.5\">1.5</td>",
+          "<tr id=\"srv-running\"><td class=\"l\">running</td><td class=\"l\" colspan=\"4\">"
+          "not exported by this engine</td></tr>",
+          "<td class=\"l\">KV-cache usage, %, mean</td><td data-v=\"0.42\">42</td>",
+          "<tr id=\"srv-prompt_tokens\"><td class=\"l\">prompt tokens</td>"
+          "<td data-v=\"300\">300</td><td data-v=\"200\">200</td>"
+          "<td class=\"l\">sent</td><td data-v=\"1.5\">1.5</td>",
+          "<td class=\"l\">received</td><td class=\"l\">the server's counter did not move",
+          "<td class=\"l\">TTFT (server) p50, ms</td><td data-v=\"0.012\">12</td>"
+          "<td data-v=\"0.011\">11</td><td class=\"l\">from sent</td>",
+          "<td data-v=\"0.5\">&gt;500</td>",
+          "<tr id=\"tokens.cached_tokens\"><td class=\"l\">cached prompt tokens</td>"
+          "<td data-v=\"96\">96</td>",
+          "id=\"tokens.prompt_ratio\""},
+         {"srv-running-mean", "tokens.workload_cached_share"}},
+        {unusable, {"2 failed (gaps); no usable scrape over the run."}, {"id=\"server\""}},
+    };
+    check_pages(cases, LL_ARRAY_LEN(cases));
+    char *doc = render_fixture();
     assert_null(strstr(doc, "<h2>Server</h2>"));
     free(doc);
 }
@@ -455,42 +464,37 @@ static void test_output_tokens(void **state)
         "\"tokens\":{\"inputs\":null,\"source\":{\"usage\":6,\"chunk_usage\":0,"
         "\"events\":3}},\"finish_reasons\":{\"length\":5,\"stop\":3,\"(none)\":1},"
         "\"cut_short\":{\"count\":2,\"share\":0.22,\"unjudged\":3}}";
-    char *doc = render_with(streamed, "/nonexistent/hist.jsonl");
-    assert_well_formed(doc);
-    assert_non_null(strstr(doc, "<h2>Output tokens</h2>"));
-    assert_non_null(strstr(doc, "<tr id=\"tokens.source.usage\"><td class=\"l\">usage</td>"
-                                "<td data-v=\"6\">6</td></tr>\n"
-                                "<tr id=\"tokens.source.events\"><td class=\"l\">events</td>"
-                                "<td data-v=\"3\">3</td></tr>"));
-    assert_null(strstr(doc, "tokens.source.chunk_usage"));
-    assert_non_null(strstr(doc, "<tr id=\"finish_reasons.length\"><td class=\"l\">length</td>"
-                                "<td data-v=\"5\">5</td></tr>\n"
-                                "<tr id=\"finish_reasons.stop\"><td class=\"l\">stop</td>"
-                                "<td data-v=\"3\">3</td></tr>\n"
-                                "<tr id=\"finish_reasons.(none)\"><td class=\"l\">(none)</td>"
-                                "<td data-v=\"1\">1</td></tr>"));
-    assert_non_null(strstr(doc, "<tr id=\"cut_short.count\"><td class=\"l\">cut short</td>"
-                                "<td data-v=\"2\">2</td>"));
-    assert_non_null(strstr(doc, "<tr id=\"cut_short.unjudged\"><td class=\"l\">cut short not "
-                                "judged (counted events)</td><td data-v=\"3\">3</td>"));
-    assert_non_null(strstr(doc, "where the server said it stopped for length or the request set "
-                                "ignore_eos"));
-    assert_non_null(strstr(doc, "Counted events undercount"));
-    free(doc);
     static const char embeddings[] =
         "{\"schema\":\"llmload.summary/1\",\"requests\":{\"scheduled\":2,\"ok\":2},"
         "\"tokens\":{\"inputs\":4,\"source\":{\"usage\":2}},\"finish_reasons\":{}}";
-    doc = render_with(embeddings, "/nonexistent/hist.jsonl");
-    assert_null(strstr(doc, "Output tokens"));
-    free(doc);
-    doc = render_fixture(); /* an older summary.json: neither block */
+    static const struct page_case cases[] = {
+        {streamed,
+         {"<h2>Output tokens</h2>",
+          "<tr id=\"tokens.source.usage\"><td class=\"l\">usage</td><td data-v=\"6\">6</td>"
+          "</tr>\n<tr id=\"tokens.source.events\"><td class=\"l\">events</td>"
+          "<td data-v=\"3\">3</td></tr>",
+          "<tr id=\"finish_reasons.length\"><td class=\"l\">length</td><td data-v=\"5\">5</td>"
+          "</tr>\n<tr id=\"finish_reasons.stop\"><td class=\"l\">stop</td>"
+          "<td data-v=\"3\">3</td></tr>\n<tr id=\"finish_reasons.(none)\">"
+          "<td class=\"l\">(none)</td><td data-v=\"1\">1</td></tr>",
+          "<tr id=\"cut_short.count\"><td class=\"l\">cut short</td><td data-v=\"2\">2</td>",
+          "<tr id=\"cut_short.unjudged\"><td class=\"l\">cut short not judged (counted "
+          "events)</td><td data-v=\"3\">3</td>",
+          "where the server said it stopped for length or the request set ignore_eos",
+          "Counted events undercount"},
+         {"tokens.source.chunk_usage"}},
+        {embeddings, {NULL}, {"Output tokens"}},
+    };
+    check_pages(cases, LL_ARRAY_LEN(cases));
+    char *doc = render_fixture(); /* an older summary.json: neither block */
     assert_null(strstr(doc, "Output tokens"));
     free(doc);
 }
 
 /* What the terminal says beside a figure the page says too: a counter's
- * resets beside its name; the workload's prefix share only beside a
- * cached count the server reported. */
+ * resets beside its name; a restart, and the lower bound's words as
+ * summary.json has them; the workload's prefix share only beside a cached
+ * count the server reported. */
 static void test_server_caveats(void **state)
 {
     (void)state;
@@ -502,16 +506,16 @@ static void test_server_caveats(void **state)
         "\"engine\":\"vllm\",\"generation_tokens\":{\"delta\":40,\"resets\":2,"
         "\"lower_bound\":true,\"client\":40},\"restarts\":1,"
         "\"restart_between_s\":[2.005,3.005],\"lower_bound_note\":\"the words & why\"}}";
-    char *doc = render_with(sum, "/nonexistent/hist.jsonl");
-    assert_well_formed(doc);
-    assert_non_null(strstr(doc, "<tr id=\"srv-generation_tokens\"><td class=\"l\">generation "
-                                "tokens (2 counter resets: a lower bound)</td>"));
-    /* A restart, and the lower bound's words as summary.json has them. */
-    assert_non_null(strstr(doc, "The server restarted between the scrapes at +2.0 s and +3.0 s"));
-    assert_non_null(strstr(doc, "id=\"server-lower-bound\">Lower bound: the words &amp; why."));
-    assert_null(strstr(doc, "tokens.workload_cached_share"));
-    assert_non_null(strstr(doc, "id=\"tokens.prompt_ratio\""));
-    free(doc);
+    static const struct page_case cases[] = {
+        {sum,
+         {"<tr id=\"srv-generation_tokens\"><td class=\"l\">generation tokens (2 counter "
+          "resets: a lower bound)</td>",
+          "The server restarted between the scrapes at +2.0 s and +3.0 s",
+          "id=\"server-lower-bound\">Lower bound: the words &amp; why.",
+          "id=\"tokens.prompt_ratio\""},
+         {"tokens.workload_cached_share"}},
+    };
+    check_pages(cases, LL_ARRAY_LEN(cases));
 }
 
 static void test_deterministic(void **state)

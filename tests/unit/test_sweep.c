@@ -641,6 +641,21 @@ static void make_step(struct sweep_step *s, uint32_t index, double rate, uint64_
     make_step_late(s, index, rate, ttft_ms, fail_every, 0, set);
 }
 
+/* The sweep's settings under a 100 ms TTFT SLO, the SLO most tests here
+ * judge their synthetic steps by. */
+static void slo_settings(struct sweep_settings *set)
+{
+    sweep_settings_init(set);
+    set->slo.ttft_ns = 100 * MS;
+}
+
+/* Frees steps[0, n). */
+static void free_steps(struct sweep_step *steps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        sweep_step_free(&steps[i]);
+}
+
 /* What sweep_print_table prints for the n steps (caller frees). */
 static char *print_table(const struct sweep_step *steps, size_t n, const struct sweep_settings *set)
 {
@@ -660,8 +675,7 @@ static void test_recovery_lead_in_passed(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     for (int run = 0; run < 4; run++) {
         int fails = run & 1, empty_first = run >> 1;
         struct sweep_step st[3];
@@ -712,8 +726,7 @@ static void test_recovery_lead_in_passed(void **state)
         if (fails)
             assert_non_null(strstr(text, "latency within the SLO from the switch\n"));
         free(fd);
-        for (size_t i = 0; i < ns; i++)
-            sweep_step_free(&st[i]);
+        free_steps(st, ns);
     }
 }
 
@@ -813,8 +826,7 @@ static void test_step_cancelled_not_errors(void **state)
 static void test_step_figures(void **state)
 {
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     set.cost_per_hour = 3.6;
     struct sweep_step s;
     /* 10 req/s, 1 in 5 fails: 100 window requests (sched 1.0 .. 10.9 s),
@@ -934,8 +946,7 @@ static void test_server_table_kv(void **state)
 static void test_step_invalid(void **state)
 {
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     struct sweep_step st[3];
     for (int k = 0; k < 3; k++) {
         make_step(&st[k], (uint32_t)k, 10 + 10 * k, 50, 0, &set);
@@ -982,8 +993,7 @@ static void test_step_invalid(void **state)
     st[1].f.recovery = 1;
     assert_int_equal(sweep_invalid_text(st, 3, buf, sizeof buf), 0);
     assert_string_equal(sweep_step_verdict(&st[1], 0), "recovery");
-    for (int k = 0; k < 3; k++)
-        sweep_step_free(&st[k]);
+    free_steps(st, 3);
 }
 
 /* The lateness diagnoses of the tests below: 200 window sends later than
@@ -1079,8 +1089,7 @@ static void test_step_invalid_whose(void **state)
     assert_int_equal(sweep_invalid_cause(st, 2), VERDICT_LATE_NONE);
     rejudge(&st[0], &late_asleep, &set);
     assert_int_equal(sweep_invalid_cause(st, 2), VERDICT_LATE_ASLEEP);
-    for (int k = 0; k < 2; k++)
-        sweep_step_free(&st[k]);
+    free_steps(st, 2);
 }
 
 /* A search test's state: its settings, up to 8 synthetic steps, their
@@ -1109,8 +1118,7 @@ static int search_setup(void **state)
 static int search_teardown(void **state)
 {
     struct search *s = *state;
-    for (size_t i = 0; i < s->n; i++)
-        sweep_step_free(&s->steps[i]);
+    free_steps(s->steps, s->n);
     free(s);
     return 0;
 }
@@ -1192,8 +1200,7 @@ static void test_findings_knee_slope_off(void **state)
         fail_msg("%s", s->text);
     /* Slope 1.2 below (within the band): a knee. */
     static const double ok[8] = {2.4, 4.8, 7.2, 9.6, 12, 12, 12, 12};
-    for (size_t i = 0; i < 8; i++)
-        sweep_step_free(&s->steps[i]);
+    free_steps(s->steps, 8);
     knee_run(s, rates, ok);
     assert_true(s->fd.knee.found);
     assert_false(s->fd.knee_slope_off);
@@ -1203,8 +1210,7 @@ static void test_findings_knee_slope_off(void **state)
     /* Still rising at the second highest step: the fit cannot place a
      * knee above 14, so it says "at or above" and where to add a step. */
     static const double late[8] = {2, 4, 6, 8, 10, 12, 14, 14.5};
-    for (size_t i = 0; i < 8; i++)
-        sweep_step_free(&s->steps[i]);
+    free_steps(s->steps, 8);
     knee_run(s, rates, late);
     assert_true(s->fd.knee.found);
     assert_int_equal(s->fd.knee.edge, 1);
@@ -1363,21 +1369,18 @@ static void test_findings_lowest_judged(void **state)
     assert_non_null(strstr(s->text, "the capacity lies below 4 req/s: a step below it could "
                                     "not be judged\n"));
     assert_null(strstr(s->text, "between 0"));
-    for (size_t i = 0; i < s->n; i++)
-        sweep_step_free(&s->steps[i]);
+    free_steps(s->steps, s->n);
     search_run(s, 2, (double[]){2, 4}, (uint64_t[]){400, 20}, (uint64_t[]){0, 40 * MS});
     assert_non_null(strstr(s->text, "SLO capacity: not found: the lowest step 2 req/s already "
                                     "fails: "));
     /* Likewise below an empty rate (0.05 req/s schedules none in its
      * window), and below one a stop signal cut short (4 ran first). */
-    for (size_t i = 0; i < s->n; i++)
-        sweep_step_free(&s->steps[i]);
+    free_steps(s->steps, s->n);
     search_run(s, 2, (double[]){0.05, 4}, (uint64_t[]){20, 400}, NULL);
     assert_true(s->pts[0].empty);
     assert_non_null(strstr(s->text, "SLO capacity: not found: the lowest judged step 4 req/s "
                                     "already fails: "));
-    for (size_t i = 0; i < s->n; i++)
-        sweep_step_free(&s->steps[i]);
+    free_steps(s->steps, s->n);
     cut_run(s, 2, (double[]){4, 2}, (uint64_t[]){400, 20});
     assert_true(s->pts[1].cut);
     assert_non_null(strstr(s->text, "SLO capacity: not found: the lowest judged step 4 req/s "
@@ -1649,8 +1652,7 @@ static void test_findings_empty_step(void **state)
     assert_non_null(strstr(s->text, "empty: 0.05 req/s (no request was scheduled in the window"));
     assert_null(strstr(s->text, "INVALID"));
 
-    for (size_t i = 0; i < s->n; i++)
-        sweep_step_free(&s->steps[i]);
+    free_steps(s->steps, s->n);
     s->n = 0;
     memset(&s->fd, 0, sizeof s->fd);
     s->set.slo.ttft_ns = 0;
@@ -1742,8 +1744,7 @@ static void light_run(struct search *s, size_t n, const double *rates, const dou
 
 static void light_reset(struct search *s)
 {
-    for (size_t i = 0; i < s->n; i++)
-        sweep_step_free(&s->steps[i]);
+    free_steps(s->steps, s->n);
     s->n = 0;
     memset(&s->fd, 0, sizeof s->fd);
 }
@@ -2094,6 +2095,28 @@ static void test_stop_plateau_widest_span(void **state)
     assert_string_equal(reason, "throughput plateau: 10 req/s completed at 14.2 req/s offered");
 }
 
+/* One run of a synthetic sweep: make_step_late's rate, TTFT, failures
+ * and lateness (in ms). */
+struct run_spec {
+    double rate;
+    uint64_t ttft_ms;
+    unsigned fail_every;
+    uint64_t late_ms;
+};
+
+/* Step i of n from runs[i], with index i; a run at the rate of the run
+ * before it is that rate's next repeat, as --repeat orders them. */
+static void make_runs(struct sweep_step *steps, const struct run_spec *runs, size_t n,
+                      const struct sweep_settings *set)
+{
+    for (size_t i = 0; i < n; i++) {
+        make_step_late(&steps[i], (uint32_t)i, runs[i].rate, runs[i].ttft_ms, runs[i].fail_every,
+                       runs[i].late_ms * MS, set);
+        if (i > 0 && runs[i].rate == runs[i - 1].rate)
+            steps[i].f.repeat = steps[i - 1].f.repeat + 1;
+    }
+}
+
 /* --repeat 2: a rate is judged when one of its runs is, and its figures
  * are the means of its judged runs, for the trends and the TTFT limit
  * alike. 10, 20, 22 and 24 req/s all meet the SLO in their first run;
@@ -2108,8 +2131,7 @@ static void test_stop_trends_repeat(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     static const double rates[4] = {10, 20, 22, 24};
     struct sweep_step steps[8];
     struct sweep_point pts[8];
@@ -2152,8 +2174,7 @@ static void test_stop_trends_repeat(void **state)
             assert_null(strstr(why, "INVALID"));
         }
         set.ttft_limit_ns = 0;
-        for (int i = 0; i < 8; i++)
-            sweep_step_free(&steps[i]);
+        free_steps(steps, 8);
     }
 }
 
@@ -2171,9 +2192,8 @@ static void test_stop_error_rate_repeat(void **state)
     struct sweep_point pts[2];
     char why[256] = "";
     for (int late = 1; late >= 0; late--) {
-        make_step(&steps[0], 0, 10, 30, 0, &set);
-        make_step_late(&steps[1], 1, 10, 30, 2, late ? 200 * MS : 0, &set);
-        steps[1].f.repeat = 1;
+        const struct run_spec runs[2] = {{10, 30, 0, 0}, {10, 30, 2, late ? 200 : 0}};
+        make_runs(steps, runs, 2, &set);
         assert_int_equal(steps[1].invalid, late);
         ASSERT_NEAR(steps[1].error_rate, 0.5, 0.01);
         assert_int_equal(sweep_points_build(steps, 2, pts), 1);
@@ -2186,8 +2206,7 @@ static void test_stop_error_rate_repeat(void **state)
             assert_int_equal(stop, 1);
             assert_message_has(why, "error rate 25.0% > 10% at 10 req/s", "sweep_stop_check");
         }
-        for (int i = 0; i < 2; i++)
-            sweep_step_free(&steps[i]);
+        free_steps(steps, 2);
     }
 }
 
@@ -2197,12 +2216,9 @@ static void test_points_repeat(void **state)
     struct sweep_settings set;
     sweep_settings_init(&set);
     struct sweep_step steps[4];
-    make_step(&steps[0], 0, 10, 30, 0, &set);
-    make_step(&steps[1], 1, 10, 30, 5, &set);
-    make_step(&steps[2], 2, 20, 30, 0, &set);
-    make_step(&steps[3], 3, 20, 30, 0, &set);
-    steps[1].f.repeat = 1;
-    steps[3].f.repeat = 1;
+    static const struct run_spec runs[4] = {
+        {10, 30, 0, 0}, {10, 30, 5, 0}, {20, 30, 0, 0}, {20, 30, 0, 0}};
+    make_runs(steps, runs, 4, &set);
     struct sweep_point pts[4];
     size_t np = sweep_points_build(steps, 4, pts);
     assert_int_equal(np, 2);
@@ -2222,8 +2238,7 @@ static void test_points_repeat(void **state)
     assert_int_equal(pts[0].ok_n, steps[0].ok_ended_in_window + steps[1].ok_ended_in_window);
     ASSERT_NEAR(pts[0].window_s, (double)(steps[0].f.window_ns + steps[1].f.window_ns) / 1e9, 1e-9);
     ASSERT_NEAR((double)pts[0].met_n / pts[0].window_s, 9, 1e-9);
-    for (int i = 0; i < 4; i++)
-        sweep_step_free(&steps[i]);
+    free_steps(steps, 4);
 }
 
 /* A rate's runs that were not judged stay out of its means, as out of
@@ -2238,18 +2253,15 @@ static void test_points_repeat_unjudged(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     struct sweep_step steps[7];
-    static const struct {
-        double rate;
-        uint64_t ttft_ms, late_ms;
-        uint32_t repeat;
-    } runs[7] = {{10, 30, 0, 0}, {10, 30, 200, 1}, {10, 50, 0, 2},  {20, 30, 200, 0},
-                 {20, 40, 0, 1}, {30, 30, 200, 0}, {30, 30, 200, 1}};
+    static const struct run_spec runs[7] = {{10, 30, 0, 0},   {10, 30, 0, 200}, {10, 50, 0, 0},
+                                            {20, 30, 0, 200}, {20, 40, 0, 0},   {30, 30, 0, 200},
+                                            {30, 30, 0, 200}};
+    static const uint32_t repeat[7] = {0, 1, 2, 0, 1, 0, 1};
+    make_runs(steps, runs, 7, &set);
     for (uint32_t i = 0; i < 7; i++) {
-        make_step_late(&steps[i], i, runs[i].rate, runs[i].ttft_ms, 0, runs[i].late_ms * MS, &set);
-        steps[i].f.repeat = runs[i].repeat;
+        assert_int_equal(steps[i].f.repeat, repeat[i]);
         assert_int_equal(steps[i].invalid, runs[i].late_ms > 0);
     }
     steps[1].steady = 0; /* an INVALID run's steadiness is the client's too */
@@ -2297,8 +2309,7 @@ static void test_points_repeat_unjudged(void **state)
     json_decref(sum);
     json_decref(run);
     free(fd);
-    for (int i = 0; i < 7; i++)
-        sweep_step_free(&steps[i]);
+    free_steps(steps, 7);
 }
 
 /* --repeat's names and the terminal's mean line: each load step is
@@ -2307,8 +2318,7 @@ static void test_points_repeat_unjudged(void **state)
 static void test_repeat_labels(void **state)
 {
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     struct sweep_step steps[5];
     make_step(&steps[0], 0, 10, 30, 0, &set);
     make_step(&steps[1], 1, 10, 50, 0, &set);
@@ -2363,8 +2373,7 @@ static void test_repeat_labels(void **state)
     /* 100 of 100 in each run, pooled: 200, Wilson's lower bound 98.1%. */
     assert_non_null(strstr(m10, "attainment 100.0% of 200 [98.1%, 100.0%]"));
     free(out);
-    for (int i = 0; i < 5; i++)
-        sweep_step_free(&steps[i]);
+    free_steps(steps, 5);
 }
 
 /* A rate's attainment over its runs is their requests pooled, bounded by
@@ -2377,14 +2386,11 @@ static void test_points_attainment_pooled(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     struct sweep_step steps[4];
-    make_step(&steps[0], 0, 2, 50, 0, &set);
-    make_step(&steps[1], 1, 2, 150, 0, &set);
-    make_step(&steps[2], 2, 3, 50, 0, &set);
-    make_step(&steps[3], 3, 3, 50, 0, &set);
-    steps[1].f.repeat = steps[3].f.repeat = 1;
+    static const struct run_spec runs[4] = {
+        {2, 50, 0, 0}, {2, 150, 0, 0}, {3, 50, 0, 0}, {3, 50, 0, 0}};
+    make_runs(steps, runs, 4, &set);
     assert_int_equal(steps[0].stats.scheduled, 20);
     struct sweep_point pts[4];
     assert_int_equal(sweep_points_build(steps, 4, pts), 2);
@@ -2408,8 +2414,7 @@ static void test_points_attainment_pooled(void **state)
     ASSERT_NEAR(pts[0].attainment, 1, 0);
     assert_true(isnan(pts[0].attainment_lo) && isnan(pts[0].attainment_hi));
     ASSERT_NEAR(pts[0].attainment_ci, 0, 0);
-    for (int i = 0; i < 4; i++)
-        sweep_step_free(&steps[i]);
+    free_steps(steps, 4);
 }
 
 static void test_facts_round_trip(void **state)
@@ -2717,12 +2722,6 @@ static void class_ladder(struct sweep_step steps[4], const double rates[4], cons
         make_class_step(&steps[i], (uint32_t)i, rates[i], 50, tl[i], 1, set);
 }
 
-static void class_settings(struct sweep_settings *set)
-{
-    sweep_settings_init(set);
-    set->slo.ttft_ns = 100 * MS;
-}
-
 /* The points of n steps into pts (room for n) and their findings into fd.
  * Returns the number of points. */
 static size_t class_findings(const struct sweep_step *steps, size_t n,
@@ -2744,8 +2743,7 @@ static void test_step_all_unjudged(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    sweep_settings_init(&set);
-    set.slo.ttft_ns = 100 * MS;
+    slo_settings(&set);
     struct sweep_step st[2];
     make_step(&st[0], 0, 5, 50, 0, &set);
     make_step_kind(&st[1], 1, 10, 50, 1, REC_CANCELLED, 0, &set);
@@ -2774,11 +2772,10 @@ static void test_step_all_unjudged(void **state)
     if (!strstr(table, "empty (no request judged: the client cancelled all 100"))
         fail_msg("table:\n%s", table);
     free(table);
-    sweep_step_free(&st[0]);
-    sweep_step_free(&st[1]);
+    free_steps(st, 2);
 }
 
-/* make_class_sweep's four steps under class_settings, with their points
+/* make_class_sweep's four steps under slo_settings, with their points
  * and findings. */
 struct class_sweep {
     struct sweep_settings set;
@@ -2794,7 +2791,7 @@ static int class_sweep_setup(void **state)
     struct class_sweep *cs = calloc(1, sizeof *cs);
     if (!cs)
         return -1;
-    class_settings(&cs->set);
+    slo_settings(&cs->set);
     make_class_sweep(cs->steps, &cs->set);
     cs->np = class_findings(cs->steps, 4, &cs->set, cs->pts, &cs->fd);
     *state = cs;
@@ -2804,8 +2801,7 @@ static int class_sweep_setup(void **state)
 static int class_sweep_teardown(void **state)
 {
     struct class_sweep *cs = *state;
-    for (int i = 0; i < 4; i++)
-        sweep_step_free(&cs->steps[i]);
+    free_steps(cs->steps, 4);
     free(cs);
     return 0;
 }
@@ -2841,7 +2837,7 @@ static void test_class_all_unjudged(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    class_settings(&set);
+    slo_settings(&set);
     struct sweep_step s;
     cancelled_class_step(&s, &set, 200 * MS);
     const struct sweep_class *lo = &s.classes[1];
@@ -3013,8 +3009,7 @@ static void test_class_findings(void **state)
     buf = print_classes(fd, &len);
     assert_int_equal(len, 0);
     free(buf);
-    sweep_step_free(&plain[0]);
-    sweep_step_free(&plain[1]);
+    free_steps(plain, 2);
 }
 
 /* A class's TTFT and TPOT p99 at the sweep's capacity are the means over
@@ -3026,7 +3021,7 @@ static void test_class_at_capacity_judged(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    class_settings(&set);
+    slo_settings(&set);
     struct sweep_step steps[3];
     struct sweep_point pts[3];
     struct sweep_findings *fd = calloc(1, sizeof *fd);
@@ -3043,8 +3038,7 @@ static void test_class_at_capacity_judged(void **state)
     assert_true(lo->at_capacity);
     ASSERT_REL((double)lo->ttft_p99_at_capacity_ns, 80.0 * MS, 0.005);
     free(fd);
-    for (int i = 0; i < 3; i++)
-        sweep_step_free(&steps[i]);
+    free_steps(steps, 3);
 }
 
 /* A rate where a class had no request says nothing of it: the class's
@@ -3056,7 +3050,7 @@ static void test_class_unmeasured(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    class_settings(&set);
+    slo_settings(&set);
     static const double rates[4] = {2, 4, 6, 8};
     static const uint64_t tl[4] = {0, 80, 0, 250};
     struct sweep_step steps[4];
@@ -3098,8 +3092,7 @@ static void test_class_unmeasured(void **state)
     /* long absent at 2, failing from 4: no capacity, and 4 is the lowest
      * step with a request of it, not the lowest step. */
     static const uint64_t tl_late[4] = {0, 250, 250, 250};
-    for (int i = 0; i < 4; i++)
-        sweep_step_free(&steps[i]);
+    free_steps(steps, 4);
     class_ladder(steps, rates, tl_late, &set);
     class_findings(steps, 4, &set, pts, fd);
     assert_false(lo->capacity_found);
@@ -3114,8 +3107,7 @@ static void test_class_unmeasured(void **state)
     /* long failing everywhere, 2 req/s INVALID: 4 is the lowest judged
      * step, not the lowest step (and not a rate that missed it). */
     static const uint64_t tl_all[4] = {250, 250, 250, 250};
-    for (int i = 0; i < 4; i++)
-        sweep_step_free(&steps[i]);
+    free_steps(steps, 4);
     class_ladder(steps, rates, tl_all, &set);
     steps[0].invalid = 1;
     class_findings(steps, 4, &set, pts, fd);
@@ -3127,8 +3119,7 @@ static void test_class_unmeasured(void **state)
 
     /* long never sent: no capacity, and the findings say why. */
     static const uint64_t tl_none[4] = {0, 0, 0, 0};
-    for (int i = 0; i < 4; i++)
-        sweep_step_free(&steps[i]);
+    free_steps(steps, 4);
     class_ladder(steps, rates, tl_none, &set);
     class_findings(steps, 4, &set, pts, fd);
     assert_false(lo->capacity_found);
@@ -3139,8 +3130,7 @@ static void test_class_unmeasured(void **state)
     assert_non_null(
         strstr(text, "class long: SLO capacity not found (no judged step had a request of it)\n"));
     free(text);
-    for (int i = 0; i < 4; i++)
-        sweep_step_free(&steps[i]);
+    free_steps(steps, 4);
     free(fd);
 }
 
@@ -3155,7 +3145,7 @@ static void test_class_unmeasured_cancelled(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    class_settings(&set);
+    slo_settings(&set);
     static const double rates[4] = {2, 4, 6, 8};
     static const uint64_t tl[4] = {1, 80, 0, 250};
     struct sweep_step steps[4];
@@ -3247,8 +3237,7 @@ static void test_class_unmeasured_cancelled(void **state)
     assert_non_null(strstr(text, "class long, every request of it the client cancelled (not "
                                  "judged): 2 req/s; its capacity rests on the other steps\n"));
     free(text);
-    for (int i = 0; i < 4; i++)
-        sweep_step_free(&steps[i]);
+    free_steps(steps, 4);
     free(fd);
 }
 
@@ -3261,7 +3250,7 @@ static void test_class_confirm(void **state)
 {
     (void)state;
     struct sweep_settings set;
-    class_settings(&set);
+    slo_settings(&set);
     static const double rates[4] = {2, 4, 6, 4};
     for (int rerun_fails = 0; rerun_fails < 2; rerun_fails++) {
         const uint64_t tl[4] = {80, 250, 80, rerun_fails ? 250 : 80};
@@ -3290,8 +3279,7 @@ static void test_class_confirm(void **state)
             ASSERT_NEAR(lo->next_fail_rps, 4, 0);
             assert_non_null(strstr(lo->next_fail_reason, "attainment"));
         }
-        for (int i = 0; i < 4; i++)
-            sweep_step_free(&steps[i]);
+        free_steps(steps, 4);
         free(fd);
     }
 }
@@ -3360,7 +3348,7 @@ static void test_class_summary_json(void **state)
 static void test_class_facts_and_records(void **state)
 {
     struct sweep_settings set;
-    class_settings(&set);
+    slo_settings(&set);
     struct sweep_step a, b;
     make_class_step(&a, 3, 2, 50, 80, 1, &set);
     json_t *j = sweep_facts_json(&a.f);
@@ -3451,8 +3439,7 @@ static void test_first_with_parts(void **state)
     assert_null(sweep_first_with_endpoints(steps, 0));
     assert_false(steps_csv_have_classes(steps, 2));
     assert_true(steps_csv_have_classes(steps, 3));
-    for (size_t i = 0; i < 3; i++)
-        sweep_step_free(&steps[i]);
+    free_steps(steps, 3);
 }
 
 /* classes.csv: the header and one row per step and class, by hand. */
@@ -3524,8 +3511,7 @@ static void first_limit_steps(struct sweep_step *st, const struct sweep_settings
 
 static void first_limit_free(struct sweep_step *st)
 {
-    for (int i = 0; i < 3; i++)
-        sweep_step_free(&st[i]);
+    free_steps(st, 3);
 }
 
 static void test_first_limit(void **state)
