@@ -1465,3 +1465,21 @@ void harness_tls_server_or_skip(const char *cn, const char *san, char *url, size
         skip();
     }
 }
+
+/* intb */
+
+void harness_two_shards_run(const char *url, const char *prefix, const char *const *args,
+                            char sd[2][600])
+{
+    for (int k = 0; k < 2; k++) {
+        char leaf[64], spec[8];
+        snprintf(leaf, sizeof leaf, "%s%d", prefix, k);
+        snprintf(spec, sizeof spec, "%d/2", k);
+        harness_tmp_path(sd[k], 600, leaf);
+        const char *head[] = {"run", "--url", url, "--out", sd[k], "--shard", spec, NULL};
+        struct harness_argv a = {.n = 0};
+        harness_argv_add(&a, head);
+        harness_argv_add(&a, args);
+        free(harness_run_expect(a.v, 60, HARNESS_RC_OK_OR_INVALID, NULL));
+    }
+}

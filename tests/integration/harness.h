@@ -579,4 +579,14 @@ void harness_run_interrupted(char *dir, size_t len, const char *name, const char
 void harness_tls_server_or_skip(const char *cn, const char *san, char *url, size_t url_len,
                                 char *cert, size_t cert_len, pid_t *pid);
 
+/* intb */
+
+/* Run two shards of one load against url, one after the other: `llmload
+ * run --url url --out <tmp>/<prefix>K --shard K/2 args...` (args
+ * NULL-terminated) for K = 0 and 1, each exiting 0 or 1
+ * (HARNESS_RC_OK_OR_INVALID); sd[K] gets shard K's results dir. Needs
+ * harness_cur_tmp. */
+void harness_two_shards_run(const char *url, const char *prefix, const char *const *args,
+                            char sd[2][600]);
+
 #endif

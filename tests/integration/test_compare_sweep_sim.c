@@ -63,11 +63,15 @@ static void cmp_dirs_init(struct cmp_dirs *d, const char *cand_name)
     harness_tmp_path(d->out, sizeof d->out, "cmp");
 }
 
-/* Start sims[0] as the small sim (HARNESS_SMALL_SIM). */
-static void small_sim_start(void)
+/* How each test against the small sim begins: a fresh temporary
+ * directory, sims[0] started as the small sim (HARNESS_SMALL_SIM), and the
+ * comparison's places in d (the candidate's in <tmp>/cand_name). */
+static void small_sim_compare_begin(struct cmp_dirs *d, const char *cand_name)
 {
     const char *small[] = {HARNESS_SMALL_SIM, NULL};
+    harness_tmp_begin();
     assert_int_equal(harness_sim_start(&sims[0], small), 0);
+    cmp_dirs_init(d, cand_name);
 }
 
 static int teardown(void **state)
@@ -159,10 +163,8 @@ static double tokens_per_s_truth(const char *dir, double rate, int64_t *windows,
 static void test_compare_sweep_repeat_own_windows(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    small_sim_start();
     struct cmp_dirs places;
-    cmp_dirs_init(&places, "rep");
+    small_sim_compare_begin(&places, "rep");
     const char *fixed_hold[] = {"--rates", "8", "--step-duration", "2s", NULL};
     sweep_ok(&sims[0], places.base, fixed_hold);
     const char *auto_hold[] = {
@@ -225,12 +227,10 @@ static void set_min_hold(const char *dir, double factor)
 static void test_compare_sweep_slower_decode_sim(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    small_sim_start();
+    struct cmp_dirs places;
+    small_sim_compare_begin(&places, "slow");
     const char *slower[] = {HARNESS_SMALL_SIM, "--step-base", "24ms", NULL};
     assert_int_equal(harness_sim_start(&sims[1], slower), 0);
-    struct cmp_dirs places;
-    cmp_dirs_init(&places, "slow");
     const char *ladder[] = {"--rates",      "4,8",   "--step-duration",
                             "3s",           "--slo", "tpot=23ms",
                             "--attainment", "50",    NULL};
@@ -318,10 +318,8 @@ static void test_compare_sweep_slower_decode_sim(void **state)
 static void test_compare_sweep_empty_steps_sim(void **state)
 {
     (void)state;
-    harness_tmp_begin();
-    small_sim_start();
     struct cmp_dirs places;
-    cmp_dirs_init(&places, "empty");
+    small_sim_compare_begin(&places, "empty");
     const char *ladder[] = {"--rates", "0.3,8", "--step-duration", "1s", "--slo", "ttft=5s", NULL};
     const char *low[] = {"--rates", "0.3", "--step-duration", "1s", "--slo", "ttft=5s", NULL};
     sweep_ok(&sims[0], places.base, ladder);

@@ -190,6 +190,25 @@ static int send_chunk_str(int fd, const char *s)
     return send_chunk(fd, s, strlen(s));
 }
 
+/* A whole response with a Content-Length body of len bytes: status is the
+ * status line's ("200 OK"), type the Content-Type; the head and the body in
+ * two writes. Returns 0, or -1 once the peer is gone. */
+static int send_response(int fd, const char *status, const char *type, const char *body, size_t len)
+{
+    char head[200];
+    snprintf(head, sizeof head, "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n\r\n",
+             status, type, len);
+    return send_str(fd, head) != 0 || send_all(fd, body, len) != 0 ? -1 : 0;
+}
+
+/* Read and drop what the client sends until it closes the connection. */
+static void drain_until_closed(int fd)
+{
+    char sink[256];
+    while (recv(fd, sink, sizeof sink, 0) > 0) {
+    }
+}
+
 #define SSE_HEAD                                                   \
     "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"       \
     "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -256,6 +275,56 @@ static size_t stream_text(char *buf, size_t cap, int tokens)
     "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":"      \
     "\"resp_1\",\"status\":\"completed\",\"usage\":{\"input_tokens\":7,\"output_tokens\":5,"       \
     "\"total_tokens\":12,\"input_tokens_details\":{\"cached_tokens\":3}}}}\n\n"
+
+/* One API's correct stream: its start, the deltas (the second one as
+ * delta2, with whatever the API puts before it) and its end events. */
+struct api_stream {
+    const char *start, *delta, *delta2, *end;
+};
+static const struct api_stream anth_stream = {AEV_START, AEV_DELTA, AEV_PING AEV_DELTA, AEV_END};
+static const struct api_stream resp_stream = {REV_START, REV_DELTA, REV_DELTA, REV_END};
+
+/* Send api's stream of STREAM_TOKENS deltas. cut: end the body cleanly
+ * without the end events; silent: send the end events and then nothing
+ * until the client closes; else the end events and the terminator. Returns
+ * 1 when the connection stays open for the next request. */
+static int send_api_stream(int fd, const struct api_stream *api, int cut, int silent)
+{
+    int ok = send_str(fd, SSE_HEAD) == 0 && send_chunk_str(fd, api->start) == 0;
+    for (int i = 0; i < STREAM_TOKENS && ok; i++)
+        ok = send_chunk_str(fd, i == 1 ? api->delta2 : api->delta) == 0;
+    if (!ok || cut) {
+        if (ok)
+            send_str(fd, CHUNK_END); /* a clean end of the body, without the end events */
+        return 0;
+    }
+    if (send_chunk_str(fd, api->end) != 0)
+        return 0;
+    if (!silent)
+        return send_str(fd, CHUNK_END) == 0;
+    drain_until_closed(fd);
+    return 0; /* the client closed it */
+}
+
+/* The head, then api's start and two deltas in one chunk: how each broken
+ * stream begins. Returns 0, or -1 once the peer is gone. */
+static int send_api_two_deltas(int fd, const struct api_stream *api)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s%s", api->start, api->delta, api->delta);
+    return send_str(fd, SSE_HEAD) != 0 || send_chunk_str(fd, text) != 0 ? -1 : 0;
+}
+
+/* A stream with the event bad among its deltas: two deltas, bad, three
+ * more and the end events, then the terminator. Returns 1 when the
+ * connection stays open for the next request. */
+static int send_api_with_bad_event(int fd, const struct api_stream *api, const char *bad)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s%s%s", api->delta, api->delta, api->delta, api->end);
+    return send_api_two_deltas(fd, api) == 0 && send_chunk_str(fd, bad) == 0 &&
+           send_chunk_str(fd, text) == 0 && send_str(fd, CHUNK_END) == 0;
+}
 
 /* ---- server: an unrequested gzip body ----------------------------------- */
 
@@ -485,20 +554,12 @@ static int serve_post(const struct conn *c)
             "<!DOCTYPE html>\n<html><head><title>Sign in</title></head>\n"
             "<body><h1>Please sign in to continue</h1>\n<form method=\"post\"></form>\n"
             "</body></html>\n";
-        int n = snprintf(text, sizeof text,
-                         "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
-                         "Content-Length: %zu\r\n\r\n%s",
-                         sizeof page - 1, page);
-        keep = send_all(fd, text, (size_t)n) == 0;
+        keep = send_response(fd, "200 OK", "text/html", page, sizeof page - 1) == 0;
         break;
     }
     case HM_JSON_ERROR_200: {
         static const char err[] = "{\"error\":{\"message\":\"Rate limit reached for model\"}}";
-        int n = snprintf(text, sizeof text,
-                         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                         "Content-Length: %zu\r\n\r\n%s",
-                         sizeof err - 1, err);
-        keep = send_all(fd, text, (size_t)n) == 0;
+        keep = send_response(fd, "200 OK", "application/json", err, sizeof err - 1) == 0;
         break;
     }
     case HM_BAD_UTF8: {
@@ -524,89 +585,45 @@ static int serve_post(const struct conn *c)
     }
     case HM_ANTH_NORMAL:
     case HM_ANTH_SILENT:
-    case HM_ANTH_CUT: {
-        int ok = send_str(fd, SSE_HEAD) == 0 && send_chunk_str(fd, AEV_START) == 0;
-        for (int i = 0; i < STREAM_TOKENS && ok; i++)
-            ok = send_chunk_str(fd, i == 1 ? AEV_PING AEV_DELTA : AEV_DELTA) == 0;
-        if (!ok || c->mode == HM_ANTH_CUT) {
-            if (ok)
-                send_str(fd, CHUNK_END); /* a clean end of the body, without message_stop */
-            break;
-        }
-        if (send_chunk_str(fd, AEV_END) != 0)
-            break;
-        if (c->mode == HM_ANTH_NORMAL) {
-            keep = send_str(fd, CHUNK_END) == 0;
-            break;
-        }
-        char sink[256];
-        while (recv(fd, sink, sizeof sink, 0) > 0) {
-        }
-        break; /* the client closed it */
-    }
+    case HM_ANTH_CUT:
+        keep = send_api_stream(fd, &anth_stream, c->mode == HM_ANTH_CUT, c->mode == HM_ANTH_SILENT);
+        break;
     case HM_ANTH_MALFORMED:
-        keep =
-            send_str(fd, SSE_HEAD) == 0 && send_chunk_str(fd, AEV_START AEV_DELTA AEV_DELTA) == 0 &&
-            send_chunk_str(fd, "event: content_block_delta\ndata: {\"type\":"
-                               "\"content_block_delta\",\"delta\":{\"type\":\"text_de\n\n") == 0 &&
-            send_chunk_str(fd, AEV_DELTA AEV_DELTA AEV_DELTA AEV_END) == 0 &&
-            send_str(fd, CHUNK_END) == 0;
+        keep = send_api_with_bad_event(fd, &anth_stream,
+                                       "event: content_block_delta\ndata: {\"type\":"
+                                       "\"content_block_delta\",\"delta\":{\"type\":\"text_de\n\n");
         break;
     case HM_ANTH_ERROR:
-        if (send_str(fd, SSE_HEAD) == 0 && send_chunk_str(fd, AEV_START AEV_DELTA AEV_DELTA) == 0)
+        if (send_api_two_deltas(fd, &anth_stream) == 0)
             send_chunk_str(fd, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":"
                                "\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n");
         break; /* and the close */
     case HM_ANTH_529: {
         static const char body[] = "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
                                    "\"message\":\"Overloaded\"}}";
-        snprintf(text, sizeof text,
-                 "HTTP/1.1 529 Overloaded\r\nContent-Type: application/json\r\n"
-                 "Content-Length: %zu\r\n\r\n%s",
-                 sizeof body - 1, body);
-        keep = send_str(fd, text) == 0;
+        keep = send_response(fd, "529 Overloaded", "application/json", body, sizeof body - 1) == 0;
         break;
     }
     case HM_RESP_NORMAL:
     case HM_RESP_SILENT:
-    case HM_RESP_CUT: {
-        int ok = send_str(fd, SSE_HEAD) == 0 && send_chunk_str(fd, REV_START) == 0;
-        for (int i = 0; i < STREAM_TOKENS && ok; i++)
-            ok = send_chunk_str(fd, REV_DELTA) == 0;
-        if (!ok || c->mode == HM_RESP_CUT) {
-            if (ok)
-                send_str(fd, CHUNK_END); /* a clean end of the body, without the end event */
-            break;
-        }
-        if (send_chunk_str(fd, REV_END) != 0)
-            break;
-        if (c->mode == HM_RESP_NORMAL) {
-            keep = send_str(fd, CHUNK_END) == 0;
-            break;
-        }
-        char sink[256];
-        while (recv(fd, sink, sizeof sink, 0) > 0) {
-        }
-        break; /* the client closed it */
-    }
+    case HM_RESP_CUT:
+        keep = send_api_stream(fd, &resp_stream, c->mode == HM_RESP_CUT, c->mode == HM_RESP_SILENT);
+        break;
     case HM_RESP_MALFORMED:
-        keep = send_str(fd, SSE_HEAD) == 0 &&
-               send_chunk_str(fd, REV_START REV_DELTA REV_DELTA) == 0 &&
-               send_chunk_str(fd, "event: response.output_text.delta\ndata: {\"type\":"
-                                  "\"response.output_text.delta\",\"delta\":\"to\n\n") == 0 &&
-               send_chunk_str(fd, REV_DELTA REV_DELTA REV_DELTA REV_END) == 0 &&
-               send_str(fd, CHUNK_END) == 0;
+        keep = send_api_with_bad_event(fd, &resp_stream,
+                                       "event: response.output_text.delta\ndata: {\"type\":"
+                                       "\"response.output_text.delta\",\"delta\":\"to\n\n");
         break;
     case HM_RESP_FAILED:
         keep =
-            send_str(fd, SSE_HEAD) == 0 && send_chunk_str(fd, REV_START REV_DELTA REV_DELTA) == 0 &&
+            send_api_two_deltas(fd, &resp_stream) == 0 &&
             send_chunk_str(fd, "event: response.failed\ndata: {\"type\":\"response.failed\","
                                "\"response\":{\"status\":\"failed\",\"error\":{\"code\":"
                                "\"server_error\",\"message\":\"The model crashed\"}}}\n\n") == 0 &&
             send_str(fd, CHUNK_END) == 0;
         break;
     case HM_RESP_ERROR:
-        if (send_str(fd, SSE_HEAD) == 0 && send_chunk_str(fd, REV_START REV_DELTA REV_DELTA) == 0)
+        if (send_api_two_deltas(fd, &resp_stream) == 0)
             send_chunk_str(fd, "event: error\ndata: {\"type\":\"error\",\"code\":"
                                "\"server_is_overloaded\",\"message\":\"Overloaded\","
                                "\"param\":null}\n\n");
@@ -636,11 +653,8 @@ static int serve_post(const struct conn *c)
     }
     case HM_DONE_HANG: {
         size_t n = stream_text(text, sizeof text, STREAM_TOKENS);
-        if (send_str(fd, SSE_HEAD) != 0 || send_chunk(fd, text, n) != 0)
-            break;
-        char sink[256];
-        while (recv(fd, sink, sizeof sink, 0) > 0) {
-        }
+        if (send_str(fd, SSE_HEAD) == 0 && send_chunk(fd, text, n) == 0)
+            drain_until_closed(fd);
         break; /* the client closed it */
     }
     case HM_429_DATE:
@@ -701,12 +715,7 @@ static int send_model_list(int fd, int n)
                                 "\"owned_by\":\"aggregator\"}",
                                 k ? "," : "", k);
     len += (size_t)snprintf(body + len, cap - len, "]}");
-    char head[160];
-    snprintf(head, sizeof head,
-             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-             "Content-Length: %zu\r\n\r\n",
-             len);
-    int rc = send_str(fd, head) != 0 || send_all(fd, body, len) != 0 ? -1 : 0;
+    int rc = send_response(fd, "200 OK", "application/json", body, len);
     free(body);
     return rc;
 }
@@ -726,12 +735,7 @@ static int echo_headers(int fd, const char *req)
     }
     char text[1600];
     int n = snprintf(text, sizeof text, "{\"error\":{\"message\":\"%s\"}}", msg);
-    char head[160];
-    snprintf(head, sizeof head,
-             "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
-             "Content-Length: %d\r\n\r\n",
-             n);
-    return send_str(fd, head) != 0 || send_str(fd, text) != 0 ? -1 : 0;
+    return send_response(fd, "400 Bad Request", "application/json", text, (size_t)n);
 }
 
 static void *conn_main(void *arg)
@@ -785,15 +789,11 @@ static void *conn_main(void *arg)
             int html = c.mode == HM_MODELS_HTML;
             const char *body = html ? "<!DOCTYPE html><html><body>Sign in</body></html>"
                                     : "{\"error\":\"not now\"}";
-            char head[200];
-            snprintf(head, sizeof head,
-                     "HTTP/1.1 %s\r\nContent-Type: %s\r\n"
-                     "Content-Length: %zu\r\n\r\n",
-                     html                      ? "200 OK"
-                     : c.mode == HM_MODELS_503 ? "503 Service Unavailable"
-                                               : "407 Proxy Authentication Required",
-                     html ? "text/html" : "application/json", strlen(body));
-            if (send_str(c.fd, head) != 0 || send_str(c.fd, body) != 0)
+            const char *status = html                      ? "200 OK"
+                                 : c.mode == HM_MODELS_503 ? "503 Service Unavailable"
+                                                           : "407 Proxy Authentication Required";
+            if (send_response(c.fd, status, html ? "text/html" : "application/json", body,
+                              strlen(body)) != 0)
                 break;
             continue;
         }
@@ -804,12 +804,7 @@ static void *conn_main(void *arg)
         }
         if (r == 2) {
             const char *list = c.mode == HM_ESCAPES ? models_esc : models;
-            char head[160];
-            snprintf(head, sizeof head,
-                     "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                     "Content-Length: %zu\r\n\r\n",
-                     strlen(list));
-            if (send_str(c.fd, head) != 0 || send_str(c.fd, list) != 0)
+            if (send_response(c.fd, "200 OK", "application/json", list, strlen(list)) != 0)
                 break;
             continue;
         }
@@ -1339,6 +1334,20 @@ static void test_done_then_pause(void **state)
     }
 }
 
+/* An API's error event that says the server is overloaded, mid-stream,
+ * against the hostile server in mode m with --api api: each of 3 requests
+ * is overloaded_event, the 2 deltas before it kept and detail in its
+ * detail, and the summary counts all 3. */
+static void overloaded_event_check(enum hostile_mode m, const char *api, const char *detail)
+{
+    const char *args[] = {"--api", api, NULL};
+    const struct rec_want w = {.ival = {IVAL("events", 2)}, .detail_has = {detail}};
+    struct run r;
+    hostile_check(m, args, 3, "overloaded_event", &w, &r);
+    assert_int_equal(by_kind(&r, "overloaded_event"), 3);
+    run_free(&r);
+}
+
 /* ---- Anthropic Messages (--api anthropic-messages) ---------------------- */
 
 #define ANTH_ARGS "--api", "anthropic-messages"
@@ -1348,13 +1357,7 @@ static void test_done_then_pause(void **state)
  * deltas before it kept. */
 static void test_anthropic_error_event(void **state)
 {
-    const char *args[] = {ANTH_ARGS, NULL};
-    const struct rec_want w = {.ival = {IVAL("events", 2)},
-                               .detail_has = {"overloaded_error: Overloaded"}};
-    struct run r;
-    hostile_check(HM_ANTH_ERROR, args, 3, "overloaded_event", &w, &r);
-    assert_int_equal(by_kind(&r, "overloaded_event"), 3);
-    run_free(&r);
+    overloaded_event_check(HM_ANTH_ERROR, "anthropic-messages", "overloaded_error: Overloaded");
 }
 
 /* ---- OpenAI Responses (--api openai-responses) -------------------------- */
@@ -1365,13 +1368,7 @@ static void test_anthropic_error_event(void **state)
  * its code and message in the detail, the 2 deltas before it kept. */
 static void test_responses_error_event(void **state)
 {
-    const char *args[] = {RESP_ARGS, NULL};
-    const struct rec_want w = {.ival = {IVAL("events", 2)},
-                               .detail_has = {"server_is_overloaded: Overloaded"}};
-    struct run r;
-    hostile_check(HM_RESP_ERROR, args, 3, "overloaded_event", &w, &r);
-    assert_int_equal(by_kind(&r, "overloaded_event"), 3);
-    run_free(&r);
+    overloaded_event_check(HM_RESP_ERROR, "openai-responses", "server_is_overloaded: Overloaded");
 }
 
 /* A 302 is not followed (a load tester measures the URL it was given):

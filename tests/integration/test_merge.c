@@ -366,25 +366,17 @@ static void copy_dir(const char *from, const char *name, const char *edit, char 
 
 /* Start the default sim (and the test's temporary directory) and run two
  * shards of one load, one after the other: `llmload run --url <sim>/v1
- * --out <tmp>/<prefix>k <args...> --quiet --shard k/2`, each exiting 0 or
+ * --out <tmp>/<prefix>k --shard k/2 <args...> --quiet`, each exiting 0 or
  * 1; sd[k] gets shard k's results dir. */
 static void two_shards(char sd[2][600], const char *prefix, const char *const *args)
 {
     char url[160];
     harness_sim_v1_start(url, sizeof url, NULL);
-    for (int k = 0; k < 2; k++) {
-        char leaf[32], spec[8];
-        snprintf(leaf, sizeof leaf, "%s%d", prefix, k);
-        snprintf(spec, sizeof spec, "%d/2", k);
-        harness_tmp_path(sd[k], 600, leaf);
-        const char *head[] = {"run", "--url", url, "--out", sd[k], NULL};
-        const char *tail[] = {"--quiet", "--shard", spec, NULL};
-        struct harness_argv a = {.n = 0};
-        harness_argv_add(&a, head);
-        harness_argv_add(&a, args);
-        harness_argv_add(&a, tail);
-        free(harness_run_expect(a.v, 60, HARNESS_RC_OK_OR_INVALID, NULL));
-    }
+    const char *quiet[] = {"--quiet", NULL};
+    struct harness_argv a = {.n = 0};
+    harness_argv_add(&a, args);
+    harness_argv_add(&a, quiet);
+    harness_two_shards_run(url, prefix, a.v, sd);
 }
 
 /* compare of two sides that are the same shard K/N of their sharded runs

@@ -112,17 +112,7 @@ static void shards_run(char sd[2][600])
     char url[160];
     const char *sim[] = {SIM_FAST, NULL};
     harness_sim_v1_start(url, sizeof url, sim);
-    for (int k = 0; k < 2; k++) {
-        char leaf[16], spec[8];
-        snprintf(leaf, sizeof leaf, "h%d", k);
-        snprintf(spec, sizeof spec, "%d/2", k);
-        harness_tmp_path(sd[k], 600, leaf);
-        const char *head[] = {"run", "--url", url, "--out", sd[k], "--shard", spec, NULL};
-        struct harness_argv a = {.n = 0};
-        harness_argv_add(&a, head);
-        harness_argv_add(&a, load);
-        free(harness_run_expect(a.v, 60, HARNESS_RC_OK_OR_INVALID, NULL));
-    }
+    harness_two_shards_run(url, "h", load, sd);
 }
 
 /* `llmload merge shards... --out <tmp>/name [opts]` exiting 0, or 1 when

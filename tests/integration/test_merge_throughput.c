@@ -208,17 +208,11 @@ static void test_report_matches_run(void **state)
 static json_t *two_merged(const char *url, const char *prefix, const char *const *load,
                           char sd[2][600], char *merged, size_t len, char **lines)
 {
-    for (int k = 0; k < 2; k++) {
-        char leaf[32], spec[8];
-        snprintf(leaf, sizeof leaf, "%s%d", prefix, k);
-        snprintf(spec, sizeof spec, "%d/2", k);
-        harness_tmp_path(sd[k], 600, leaf);
-        const char *head[] = {"run", "--url", url, "--out", sd[k], "--shard", spec, COMMON, NULL};
-        struct harness_argv a = {.n = 0};
-        harness_argv_add(&a, head);
-        harness_argv_add(&a, load);
-        free(harness_run_expect(a.v, 60, HARNESS_RC_OK_OR_INVALID, NULL));
-    }
+    const char *common[] = {COMMON, NULL};
+    struct harness_argv a = {.n = 0};
+    harness_argv_add(&a, common);
+    harness_argv_add(&a, load);
+    harness_two_shards_run(url, prefix, a.v, sd);
     char leaf[64];
     snprintf(leaf, sizeof leaf, "%s-merged", prefix);
     harness_tmp_path(merged, len, leaf);
