@@ -279,7 +279,9 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
                  sweep_limit_kind_name(fl->kind), fl->offered_rps, fl->step_index);
     else
         snprintf(b->first_limit, sizeof b->first_limit, "first limit: %s",
-                 fl->server_metrics ? "none reached" : "unknown (no server metrics)");
+                 fl->none_judged      ? "not judged (no step could be judged)"
+                 : fl->server_metrics ? "none reached"
+                                      : "unknown (no server metrics)");
     r->first_limit = b->first_limit;
     r->invalid =
         sweep_invalid_text(b->sw.steps, b->sw.n_steps, b->invalid_text, sizeof b->invalid_text) > 0;
