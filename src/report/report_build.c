@@ -272,6 +272,7 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
     r->attainment_target = fd->have_slo ? set->attainment : 0;
     r->capacity_rps = fd->capacity_found ? fd->capacity_rps : 0;
     r->knee_rps = fd->knee.found ? fd->knee.knee_x : 0;
+    r->knee_at_or_above = fd->knee.found && fd->knee.edge;
     const struct sweep_first_limit *fl = &fd->first_limit;
     if (fl->reached)
         snprintf(b->first_limit, sizeof b->first_limit, "first %s: %s at %.4g req/s (step %u)",
