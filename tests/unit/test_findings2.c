@@ -31,6 +31,12 @@ static void limit_step_init(struct sweep_step *s, uint32_t i, double rate, int s
     }
 }
 
+static void steps_free(struct sweep_step *steps, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        sweep_step_free(&steps[i]);
+}
+
 /* The first limit of steps[0..n) and its line into text (512 bytes). */
 static void limit_of(const struct sweep_step *steps, size_t n, struct sweep_first_limit *fl,
                      char *text)
@@ -72,8 +78,7 @@ static void test_first_limit_none_judged(void **state)
         assert_true(fl.none_judged);
         assert_false(fl.reached);
         assert_string_equal(text, "first limit: not judged (no step could be judged)\n");
-        for (uint32_t i = 0; i < 3; i++)
-            sweep_step_free(&steps[i]);
+        steps_free(steps, 3);
     }
 }
 
@@ -91,8 +96,7 @@ static void test_first_limit_no_metrics_kept(void **state)
     assert_false(fl.server_metrics);
     assert_string_equal(text, "first limit: unknown (no server metrics); the client alone: TTFT "
                               "and TPOT held\n");
-    for (uint32_t i = 0; i < 2; i++)
-        sweep_step_free(&steps[i]);
+    steps_free(steps, 2);
 }
 
 /* Some steps valid: the finding rests on them alone, as docs/sweep.md
@@ -120,8 +124,7 @@ static void test_first_limit_some_judged(void **state)
     limit_of(steps, 2, &fl, text);
     assert_true(fl.reached);
     assert_int_equal(fl.kind, SWEEP_LIMIT_KV_CACHE);
-    for (uint32_t i = 0; i < 2; i++)
-        sweep_step_free(&steps[i]);
+    steps_free(steps, 2);
 }
 
 /* The charts against load that carry the knee's marker. */
