@@ -19,9 +19,30 @@
 #include "workload/dataset.h"
 #include "workload/extrabody.h"
 
+/* --burst's bursts, in time order, as run.json's config.bursts: each
+ * one's at_ns and count, and its prompt and output tokens (null: drawn
+ * as usual). A merge reads them to know the load did not hold still. */
+static json_t *config_bursts_json(const struct run_config *cfg)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < cfg->n_bursts; i++) {
+        const struct burst *b = &cfg->bursts[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "at_ns", json_integer((json_int_t)b->at_ns));
+        json_object_set_new(o, "count", json_integer(b->count));
+        json_object_set_new(o, "prompt_tokens",
+                            b->prompt_tokens ? json_integer(b->prompt_tokens) : json_null());
+        json_object_set_new(o, "output_tokens",
+                            b->output_tokens ? json_integer(b->output_tokens) : json_null());
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 /* The load model's keys of run.json's config into c: open, closed or
- * capped, with the keys that mode has (rate and arrival unless closed;
- * the cap; users with pace or think time). */
+ * capped, with the keys that mode has (rate and arrival unless closed,
+ * with the ramp and bursts when given; the cap; users with pace or think
+ * time). */
 static void config_load_json(json_t *c, const struct run_config *cfg)
 {
     char buf[DIST_SPEC_MAX];
@@ -35,6 +56,8 @@ static void config_load_json(json_t *c, const struct run_config *cfg)
         json_object_set_new(c, "burstiness", json_real(cfg->arrival.burstiness));
         if (cfg->arrival.ramp_to_per_s > 0)
             json_object_set_new(c, "ramp_to_per_s", json_real(cfg->arrival.ramp_to_per_s));
+        if (cfg->n_bursts > 0)
+            json_object_set_new(c, "bursts", config_bursts_json(cfg));
     }
     if (cfg->mode == LOAD_CAPPED) {
         json_object_set_new(c, "max_concurrency", json_integer(cfg->max_concurrency));

@@ -307,13 +307,14 @@ static void merged_info(const struct merge *m, const json_t *fs, const json_t *c
 
 /* Why the merged run's steadiness is not judged, into info: a merge
  * does not judge it (sweep_steady_unjudged), though a lasting cause the
- * configuration shows (a replay, sessions, a ramp) says more and comes
- * first. */
+ * configuration shows (a replay, sessions, bursts, a ramp) says more and
+ * comes first, as it does in each shard's own summary. */
 static void merged_steady(const json_t *cfg, struct summary_info *info)
 {
     struct sweep_steady_case c = {
         .trace = info->command && strcmp(info->command, "replay") == 0,
         .sessions = info->sessions,
+        .bursts = json_array_size(json_object_get(cfg, "bursts")) > 0,
         .rate_changes = rm_jnum(cfg, "ramp_to_per_s", NULL) > 0,
         .merged = 1,
     };

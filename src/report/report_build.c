@@ -272,6 +272,7 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
     r->attainment_target = fd->have_slo ? set->attainment : 0;
     r->capacity_rps = fd->capacity_found ? fd->capacity_rps : 0;
     r->knee_rps = fd->knee.found ? fd->knee.knee_x : 0;
+    r->knee_at_or_above = fd->knee.found && fd->knee.edge;
     const struct sweep_first_limit *fl = &fd->first_limit;
     if (fl->reached)
         snprintf(b->first_limit, sizeof b->first_limit, "first %s: %s at %.4g req/s (step %u)",
@@ -279,7 +280,9 @@ static void fill_report(struct built *b, struct report *r, struct report_step *r
                  sweep_limit_kind_name(fl->kind), fl->offered_rps, fl->step_index);
     else
         snprintf(b->first_limit, sizeof b->first_limit, "first limit: %s",
-                 fl->server_metrics ? "none reached" : "unknown (no server metrics)");
+                 fl->none_judged      ? "not judged (no step could be judged)"
+                 : fl->server_metrics ? "none reached"
+                                      : "unknown (no server metrics)");
     r->first_limit = b->first_limit;
     r->invalid =
         sweep_invalid_text(b->sw.steps, b->sw.n_steps, b->invalid_text, sizeof b->invalid_text) > 0;

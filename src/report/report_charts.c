@@ -47,9 +47,11 @@ void report_marks_init(struct report_marks *m, const struct report *r)
                                     .key = "over-capacity"};
         m->n_bands = 1;
     }
-    if (r->knee_rps > 0 && isfinite(r->knee_rps)) {
-        add_vline(m, &m->knee_label, "knee ", r->knee_rps, "knee", REPORT_COLOR_KNEE);
-    }
+    /* A knee at the top of the fitted range may lie anywhere up to the
+     * highest step: "knee 20" read as placed there. */
+    if (r->knee_rps > 0 && isfinite(r->knee_rps))
+        add_vline(m, &m->knee_label, r->knee_at_or_above ? "knee \xE2\x89\xA5 " : "knee ",
+                  r->knee_rps, "knee", REPORT_COLOR_KNEE);
 }
 
 void report_marks_free(struct report_marks *m)

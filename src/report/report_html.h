@@ -187,6 +187,8 @@ struct report {
     double attainment_target;   /* fraction, e.g. 0.99; 0 = none */
     double capacity_rps;        /* req/s, highest offered load meeting the target; 0 = not found */
     double knee_rps;            /* req/s, where completions stop following the load; 0 = none */
+    int knee_at_or_above;       /* 1: knee_rps is the top of the fitted range, and the knee
+                                 * lies there or above (summary.json's knee_upper_rps) */
     const char *first_limit;    /* the limit the server reached first, in a few words,
                                  * shown under the knee ("first limit: the batch at 24
                                  * req/s"); may be NULL */

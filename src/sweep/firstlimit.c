@@ -158,6 +158,10 @@ void sweep_first_limit(const struct sweep_step *steps, size_t n, const struct sw
     out->max_seqs_source = set->engine_seqs ? set->engine_seqs_source : NULL;
     size_t *ord = ll_malloc((n + 1) * sizeof *ord);
     size_t m = steps_by_offered(steps, n, ord);
+    /* With every step left out there is nothing to judge, scraped or
+     * not: an all-INVALID sweep with its scrapes read "no server
+     * metrics". */
+    out->none_judged = m == 0;
     latency_view(steps, ord, m, set, out);
     double kv_exported = NAN;
     for (size_t i = 0; i < m; i++) {
@@ -307,6 +311,10 @@ void sweep_first_limit_text(const struct sweep_first_limit *fl, char *buf, size_
     size_t at = 0;
     if (len)
         buf[0] = '\0';
+    if (fl->none_judged) {
+        ll_putf(buf, len, &at, "first limit: not judged (no step could be judged)\n");
+        return;
+    }
     if (!fl->reached) {
         if (!fl->server_metrics) {
             ll_putf(buf, len, &at, "first limit: unknown (no server metrics); the client alone: ");

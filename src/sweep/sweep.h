@@ -711,7 +711,9 @@ enum sweep_limit_kind {
 
 struct sweep_first_limit {
     enum sweep_limit_kind kind;
-    int server_metrics;  /* 1: some step had server figures */
+    int none_judged;     /* 1: no load step could be judged (each INVALID,
+                          * interrupted or empty): no finding at all */
+    int server_metrics;  /* 1: some judged step had server figures */
     int reached;         /* 1: a step showed a limit (step, offered_rps hold) */
     size_t step;         /* index into the steps array */
     uint32_t step_index; /* that step's f.index */
@@ -876,7 +878,8 @@ void sweep_findings_compute(const struct sweep_step *steps, size_t n,
                             const struct sweep_settings *set, struct sweep_findings *out);
 
 /* The first limit over steps (n, in run order; the recovery step and
- * INVALID steps are left out), into *out. */
+ * the steps not judged, INVALID, interrupted or empty, are left out),
+ * into *out; none_judged says when that left none. */
 void sweep_first_limit(const struct sweep_step *steps, size_t n, const struct sweep_settings *set,
                        struct sweep_first_limit *out);
 

@@ -752,6 +752,54 @@ static void test_cold_merged(void **state)
     check_run_late_summed(sd, merged);
 }
 
+/* Shards of a run with --burst: a single process says its steadiness is
+ * not judged because the burst changes the offered rate, but the merge
+ * could not see the bursts (run.json's config did not carry them) and
+ * said "a merged run" instead. run.json's config.bursts now keeps them,
+ * and the merged run says what each shard (one process) says. */
+static void test_burst_merged(void **state)
+{
+    char sd[2][600], merged[600];
+    const char *load[] = {"--rate",
+                          "40",
+                          "--duration",
+                          "1s",
+                          "--burst",
+                          "at=0.5s,count=10,output-tokens=3",
+                          "--output-tokens",
+                          "4",
+                          "--seed",
+                          "3",
+                          "--prompt-salt",
+                          "1",
+                          NULL};
+    two_shards(sd, "b", load);
+    json_t *run = harness_json_load(sd[0], "run.json");
+    json_t *bursts = json_object_get(json_object_get(run, "config"), "bursts");
+    assert_int_equal(json_array_size(bursts), 1);
+    json_t *b = json_array_get(bursts, 0);
+    assert_int_equal(harness_ival_req(b, "at_ns"), 500000000);
+    assert_int_equal(harness_ival_req(b, "count"), 10);
+    assert_true(harness_is_null(b, "prompt_tokens"));
+    assert_int_equal(harness_ival_req(b, "output_tokens"), 3);
+    json_decref(run);
+    json_t *one = harness_summary_load(sd[0]);
+    const char *why = harness_sval(one, "steady_unjudged");
+    assert_string_equal(why, "not judged: --burst changes the offered rate within the window");
+    char *out = NULL;
+    int rc = shards_merge(sd, 0, "b", NULL, merged, sizeof merged, &out, NULL);
+    if (rc != 0 && rc != 1)
+        fail_msg("merge: exit %d", rc);
+    json_t *sum = harness_summary_load(merged);
+    assert_true(harness_is_null(sum, "steady"));
+    assert_string_equal(harness_sval(sum, "steady_unjudged"), why);
+    HARNESS_HAS(out, "steady   not judged: --burst changes the offered rate");
+    HARNESS_LACKS(out, "a merged run");
+    json_decref(sum);
+    json_decref(one);
+    free(out);
+}
+
 /* merge --hist-only: two shards' hist.jsonl, no records, give summary.json
  * the TTFT, ITL, TPOT and E2E percentiles of the record-exact merge within
  * the histograms' error (1/256), TTFT and E2E within it of the exact
@@ -1674,6 +1722,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_mpirun_merge_matches_single, teardow
              cmocka_unit_test_teardown(test_partial_and_refusals, teardown),
              cmocka_unit_test_teardown(test_shards_by_content, teardown),
              cmocka_unit_test_teardown(test_cold_merged, teardown),
+             cmocka_unit_test_teardown(test_burst_merged, teardown),
              cmocka_unit_test_teardown(test_compare_like_shards, teardown),
              cmocka_unit_test_teardown(test_hist_only, teardown),
              cmocka_unit_test_teardown(test_sessions_expect, teardown),
