@@ -7,6 +7,7 @@
  * _sum and _count of each summary are totals since the start. */
 #include "metrics/expose.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <netdb.h>
@@ -45,6 +46,7 @@ struct exposer {
     int listen_fd;
     int stop_fd;                        /* eventfd: the thread's stop signal */
     int port;
+    char addr[80]; /* as bound: "[::1]:9400" */
     double offered_rate_per_s;
     pthread_t th;
     int thread_started;
@@ -507,6 +509,14 @@ struct exposer *expose_new(const char *addr_port, double offered_rate_per_s, cha
     }
     e->port = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
                                        : ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    char host[INET6_ADDRSTRLEN];
+    int g = getnameinfo((struct sockaddr *)&ss, sl, host, sizeof host, NULL, 0, NI_NUMERICHOST);
+    if (g != 0) {
+        snprintf(err, errlen, "getnameinfo: %s", gai_strerror(g));
+        goto fail;
+    }
+    snprintf(e->addr, sizeof e->addr, ss.ss_family == AF_INET6 ? "[%s]:%d" : "%s:%d", host,
+             e->port);
     e->stop_fd = eventfd(0, EFD_CLOEXEC);
     if (e->stop_fd < 0) {
         snprintf(err, errlen, "eventfd: %s", strerror(errno));
@@ -533,6 +543,11 @@ fail:
 int expose_port(const struct exposer *e)
 {
     return e ? e->port : -1;
+}
+
+const char *expose_addr(const struct exposer *e)
+{
+    return e->addr;
 }
 
 void expose_free(struct exposer *e)

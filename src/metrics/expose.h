@@ -50,6 +50,11 @@ int expose_check(const char *addr_port, char *err, size_t errlen);
 /* The port it listens on (useful after port 0). */
 int expose_port(const struct exposer *e);
 
+/* The address it listens on, with the port it bound ("127.0.0.1:43817",
+ * "[::1]:43817", "0.0.0.0:9400"): what to scrape after port 0. Borrowed,
+ * valid until expose_free. */
+const char *expose_addr(const struct exposer *e);
+
 /* Take a live view and render the page from it. Safe to call from any one
  * thread while the server runs; live->ttft, ->e2e and ->lateness are read
  * during the call only. */

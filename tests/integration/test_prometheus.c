@@ -616,12 +616,141 @@ static void test_prometheus_unreachable_is_gaps(void **state)
     harness_results_free(dir);
 }
 
+/* --expose on a port another socket holds: one line naming --expose and
+ * the address, exit 3, and no --out made (it used to be left with an
+ * empty requests.jsonl and a run.json without its outcome). */
+static void test_prometheus_expose_port_in_use(void **state)
+{
+    (void)state;
+    harness_cur_sim_start(NULL);
+    int port;
+    int held = harness_bind_local(1, &port);
+    char *dir = harness_tmpdir();
+    assert_non_null(dir);
+    char url[200], expose[64], out[600], want[160];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    snprintf(expose, sizeof expose, "127.0.0.1:%d", port);
+    snprintf(out, sizeof out, "%s/run", dir);
+    const char *args[] = {"run",      "--url", url,     "--rate", "5",       "--requests", "2",
+                          "--expose", expose,  "--out", out,      "--quiet", NULL};
+    char *err = NULL;
+    char *sout = harness_run_expect(args, 30, 3, &err);
+    snprintf(want, sizeof want, "llmload: --expose: bind %s: Address already in use\n", expose);
+    assert_string_equal(err, want);
+    assert_string_equal(sout, "");
+    if (access(out, F_OK) == 0 || errno != ENOENT)
+        fail_msg("--out %s was made for a run that could not listen", out);
+    free(sout);
+    free(err);
+    close(held);
+    harness_rm_rf(dir);
+    free(dir);
+}
+
+/* The port of the line "llmload: serving /metrics on
+ * http://127.0.0.1:PORT/metrics" in the file at path, once there: waits
+ * up to 10 s, then fails the test with the file's text. */
+static int expose_announced_port(const char *path)
+{
+    static const char head[] = "llmload: serving /metrics on http://127.0.0.1:";
+    for (int i = 0; i < 200; i++) {
+        char *text = access(path, F_OK) == 0 ? harness_read_file(path, NULL) : NULL;
+        const char *p = text ? strstr(text, head) : NULL;
+        int port = p ? (int)strtol(p + sizeof head - 1, NULL, 10) : 0;
+        if (port > 0 && strstr(p, "/metrics\n")) {
+            free(text);
+            return port;
+        }
+        if (i == 199)
+            fail_msg("no \"%s...\" line in 10 s; stderr so far:\n%s", head, text ? text : "");
+        free(text);
+        harness_sleep_ms(50);
+    }
+    return -1;
+}
+
+/* The value of an unlabelled sample "name value" on an exposition page. */
+static double page_value(const char *page, const char *name)
+{
+    char key[128];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *p = strstr(page, key);
+    if (!p)
+        fail_msg("no %s on the page:\n%s", name, page);
+    return strtod(p + strlen(key), NULL);
+}
+
+/* The run of test_prometheus_expose_port_zero, killed by its teardown
+ * when the test fails half-way. */
+static pid_t expose_client;
+
+static int expose_client_teardown(void **state)
+{
+    harness_kill_reap(&expose_client);
+    return harness_sim_teardown(state);
+}
+
+/* --expose 127.0.0.1:0: the port the OS picked is said on stderr (with
+ * --quiet too) and in run.json's expose_addr, and a scrape on it answers.
+ * The run has a 3 s warm-up: a page of its first second counts the
+ * warm-up's requests (every exposed counter does, docs/server-metrics.md). */
+static void test_prometheus_expose_port_zero(void **state)
+{
+    (void)state;
+    harness_cur_sim_start(NULL);
+    char *dir = harness_tmpdir();
+    assert_non_null(dir);
+    char url[200], out[600], outp[700], errp[700];
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    snprintf(out, sizeof out, "%s/run", dir);
+    snprintf(outp, sizeof outp, "%s/stdout", dir);
+    snprintf(errp, sizeof errp, "%s/stderr", dir);
+    const char *args[] = {"run",         "--url",    url,  "--rate",     "10", "--arrival",
+                          "constant",    "--warmup", "3s", "--duration", "4s", "--expose",
+                          "127.0.0.1:0", "--out",    out,  "--quiet",    NULL};
+    expose_client = harness_spawn(args, outp, errp, -1, NULL, NULL);
+    int port = expose_announced_port(errp);
+    static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+    char *page = NULL;
+    double sched = 0;
+    for (int i = 0; i < 100 && sched == 0; i++) {
+        size_t len = 0;
+        free(page);
+        page = NULL;
+        if (harness_http(port, req, sizeof req - 1, &page, &len, 2000) != 0)
+            fail_msg("no answer on the announced port %d", port);
+        if (!strstr(page, "200 OK"))
+            fail_msg("the announced port %d answered:\n%s", port, page);
+        sched = page_value(page, "llmload_requests_scheduled_total");
+        if (sched == 0)
+            harness_sleep_ms(50);
+    }
+    /* The first page that counts a request: the live view is updated
+     * every second, so it comes well within the warm-up. */
+    assert_true(sched >= 1);
+    ASSERT_IN_RANGE(page_value(page, "llmload_run_elapsed_seconds"), 0, 2.9);
+    free(page);
+    int rc = harness_reap(expose_client, 60000);
+    expose_client = 0;
+    if (rc != 0 && rc != 1)
+        fail_msg("llmload run exited %d", rc);
+    json_t *run = harness_json_load(out, "run.json");
+    char want[64];
+    snprintf(want, sizeof want, "127.0.0.1:%d", port);
+    assert_string_equal(harness_sval(run, "expose_addr"), want);
+    json_decref(run);
+    harness_rm_rf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_prometheus_two_replicas, teardown),
         cmocka_unit_test(test_prometheus_bad_flags),
         cmocka_unit_test_teardown(test_prometheus_unreachable_is_gaps, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_prometheus_expose_port_in_use, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_prometheus_expose_port_zero, expose_client_teardown),
     };
     return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
 }
