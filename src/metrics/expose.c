@@ -36,9 +36,9 @@ static const char *const ex_name[EX_N] = {
     "llmload_schedule_lateness_seconds",
 };
 static const char *const ex_help[EX_N] = {
-    "Time to first token, from the scheduled send time, of ok requests.",
-    "End-to-end latency, from the scheduled send time, of ok requests.",
-    "How late the generator sent each request after its scheduled time.",
+    "Time to first token, from the scheduled send time, of ok requests (warm-up included).",
+    "End-to-end latency, from the scheduled send time, of ok requests (warm-up included).",
+    "How late the generator sent each request after its scheduled time (warm-up included).",
 };
 static const double ex_quantiles[] = {0.5, 0.9, 0.99};
 
@@ -98,14 +98,15 @@ static void render(struct exposer *e, const struct driver_live *v, struct strbuf
              "Requests the schedule has released (warm-up included).");
     put_u64(b, "llmload_requests_scheduled_total", v->scheduled);
     put_head(b, "llmload_requests_sent_total", "counter",
-             "Requests handed to the transport.");
+             "Requests handed to the transport (warm-up included).");
     put_u64(b, "llmload_requests_sent_total", v->sent);
     put_head(b, "llmload_requests_completed_total", "counter",
-             "Requests finished, by kind (ok or the error kind).");
+             "Requests finished, by kind (ok or the error kind; warm-up included).");
     for (int k = 0; k < REC_KIND_COUNT; k++)
         strbuf_printf(b, "llmload_requests_completed_total{kind=\"%s\"} %llu\n",
                       rec_kind_name((enum rec_kind)k), (unsigned long long)v->done_by_kind[k]);
-    put_head(b, "llmload_output_tokens_total", "counter", "Output tokens received.");
+    put_head(b, "llmload_output_tokens_total", "counter",
+             "Output tokens received (warm-up included).");
     put_u64(b, "llmload_output_tokens_total", v->output_tokens);
     put_head(b, "llmload_requests_in_flight", "gauge",
              "Requests in the system: sent or waiting for a slot, not finished.");

@@ -9,8 +9,10 @@
  * once from one poll loop, and closes each connection after its answer or
  * after EXPOSE_CONN_DEADLINE_NS, whichever comes first. The numbers come from the driver's
  * live view (struct driver_live), handed over with expose_update; the page
- * is rendered there, so a scrape costs a copy. The names are listed in
- * docs/server-metrics.md. */
+ * is rendered there, so a scrape costs a copy. Every counter and summary
+ * counts the whole run, warm-up and cold start included, as
+ * requests.jsonl does (summary.json counts the window alone). The names
+ * are listed in docs/server-metrics.md. */
 #ifndef LL_EXPOSE_H
 #define LL_EXPOSE_H
 
