@@ -178,11 +178,11 @@ static void run_usage(FILE *f)
         "                           classes with their own slo: each request is judged\n"
         "                           by its class's)\n"
         "\n"
-        "Exit status: 0 ok, 1 INVALID (the generator's own lateness moved the figures),\n"
-        "2 bad flags, 3 could not run or records lost, 6 no request succeeded or none\n"
-        "was in the window, 7 an --expect threshold failed, 130 interrupted (Ctrl-C or\n"
-        "SIGTERM at any moment, set-up included; run.json says where). When several\n"
-        "apply the lowest wins, except 130. See docs/run.md.\n");
+        "Exit status: 0 ok, 1 INVALID (the client (the host or the generator) could not\n"
+        "keep the schedule), 2 bad flags, 3 could not run or records lost, 6 no request\n"
+        "succeeded or none was in the window, 7 an --expect threshold failed, 130\n"
+        "interrupted (Ctrl-C or SIGTERM at any moment, set-up included; run.json says\n"
+        "where). When several apply the lowest wins, except 130. See docs/run.md.\n");
     fprintf(f, "\n%s", promopts_help);
     fprintf(f, "\n%s", runopts_workload_help);
 }
