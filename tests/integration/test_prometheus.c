@@ -425,7 +425,7 @@ static double page_value(const char *page, const char *name)
 static int expose_client_teardown(void **state)
 {
     harness_kill_reap(&expose_client);
-    return harness_sim_teardown(state);
+    return harness_sim_tmp_teardown(state);
 }
 
 /* The whole scenario (one Prometheus start for every check). */
@@ -721,15 +721,12 @@ static void test_prometheus_unreachable_is_gaps(void **state)
 static void test_prometheus_expose_port_in_use(void **state)
 {
     (void)state;
-    harness_cur_sim_start(NULL);
+    char url[200], expose[64], out[600], want[160];
+    harness_sim_v1_start(url, sizeof url, NULL);
+    harness_tmp_path(out, sizeof out, "run");
     int port;
     int held = harness_bind_local(1, &port);
-    char *dir = harness_tmpdir();
-    assert_non_null(dir);
-    char url[200], expose[64], out[600], want[160];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
     snprintf(expose, sizeof expose, "127.0.0.1:%d", port);
-    snprintf(out, sizeof out, "%s/run", dir);
     const char *args[] = {"run",      "--url", url,     "--rate", "5",       "--requests", "2",
                           "--expose", expose,  "--out", out,      "--quiet", NULL};
     char *err = NULL;
@@ -742,8 +739,6 @@ static void test_prometheus_expose_port_in_use(void **state)
     free(sout);
     free(err);
     close(held);
-    harness_rm_rf(dir);
-    free(dir);
 }
 
 /* --expose 127.0.0.1:0: the port the OS picked is said on stderr (with
@@ -753,14 +748,11 @@ static void test_prometheus_expose_port_in_use(void **state)
 static void test_prometheus_expose_port_zero(void **state)
 {
     (void)state;
-    harness_cur_sim_start(NULL);
-    char *dir = harness_tmpdir();
-    assert_non_null(dir);
     char url[200], out[600], outp[700], errp[700];
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    snprintf(out, sizeof out, "%s/run", dir);
-    snprintf(outp, sizeof outp, "%s/stdout", dir);
-    snprintf(errp, sizeof errp, "%s/stderr", dir);
+    harness_sim_v1_start(url, sizeof url, NULL);
+    harness_tmp_path(out, sizeof out, "run");
+    harness_tmp_path(outp, sizeof outp, "stdout");
+    harness_tmp_path(errp, sizeof errp, "stderr");
     const char *args[] = {"run",         "--url",    url,  "--rate",     "10", "--arrival",
                           "constant",    "--warmup", "3s", "--duration", "4s", "--expose",
                           "127.0.0.1:0", "--out",    out,  "--quiet",    NULL};
@@ -795,8 +787,6 @@ static void test_prometheus_expose_port_zero(void **state)
     snprintf(want, sizeof want, "127.0.0.1:%d", port);
     assert_string_equal(harness_sval(run, "expose_addr"), want);
     json_decref(run);
-    harness_rm_rf(dir);
-    free(dir);
 }
 
 int main(void)
@@ -805,7 +795,7 @@ int main(void)
         cmocka_unit_test_teardown(test_prometheus_two_replicas, teardown),
         cmocka_unit_test(test_prometheus_bad_flags),
         cmocka_unit_test_teardown(test_prometheus_unreachable_is_gaps, harness_sim_teardown),
-        cmocka_unit_test_teardown(test_prometheus_expose_port_in_use, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_prometheus_expose_port_in_use, harness_sim_tmp_teardown),
         cmocka_unit_test_teardown(test_prometheus_expose_port_zero, expose_client_teardown),
     };
     return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
