@@ -78,10 +78,11 @@ static void replay_usage(FILE *f)
         "                           prompt_tokens (a line's own text is sent as it is)\n"
         "  --calibrate auto         calibrate against the target first, and scale by that fit\n"
         "\n"
-        "Exit status: 0 ok, 1 INVALID (the generator's own lateness moved the figures),\n"
-        "2 bad flags or a bad trace, 3 could not run or records lost, 6 no request\n"
-        "succeeded or none was in the window, 130 interrupted (at any moment; run.json\n"
-        "says where). When several apply the lowest wins, except 130. See docs/run.md.\n");
+        "Exit status: 0 ok, 1 INVALID (the client (the host or the generator) could not\n"
+        "keep the schedule), 2 bad flags or a bad trace, 3 could not run or records\n"
+        "lost, 6 no request succeeded or none was in the window, 130 interrupted (at any\n"
+        "moment; run.json says where). When several apply the lowest wins, except 130.\n"
+        "See docs/run.md.\n");
     fprintf(f, "\n%s", promopts_help);
     fprintf(f, "(replay reads only the GPU telemetry behind --prometheus: its energy figures)\n");
 }

@@ -15,6 +15,7 @@
 #include "driver/driver.h"
 #include "measure/expect.h"
 #include "measure/hist.h"
+#include "measure/results.h"
 #include "measure/slo.h"
 #include "measure/summary.h"
 #include "metrics/energy.h"
@@ -177,11 +178,11 @@ static void run_usage(FILE *f)
         "                           classes with their own slo: each request is judged\n"
         "                           by its class's)\n"
         "\n"
-        "Exit status: 0 ok, 1 INVALID (the generator's own lateness moved the figures),\n"
-        "2 bad flags, 3 could not run or records lost, 6 no request succeeded or none\n"
-        "was in the window, 7 an --expect threshold failed, 130 interrupted (Ctrl-C or\n"
-        "SIGTERM at any moment, set-up included; run.json says where). When several\n"
-        "apply the lowest wins, except 130. See docs/run.md.\n");
+        "Exit status: 0 ok, 1 INVALID (the client (the host or the generator) could not\n"
+        "keep the schedule), 2 bad flags, 3 could not run or records lost, 6 no request\n"
+        "succeeded or none was in the window, 7 an --expect threshold failed, 130\n"
+        "interrupted (Ctrl-C or SIGTERM at any moment, set-up included; run.json says\n"
+        "where). When several apply the lowest wins, except 130. See docs/run.md.\n");
     fprintf(f, "\n%s", promopts_help);
     fprintf(f, "\n%s", runopts_workload_help);
 }
@@ -694,12 +695,49 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
                                  &mo->interval_ns, err, errlen);
 }
 
-/* The scraper (unless --no-metrics) and --expose, fed by the driver's
- * live view. LL_EXIT_OK, or LL_EXIT_RUNTIME when --expose cannot listen. */
-static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo, int quiet,
-                         struct run_config *cfg, struct run_live *live)
+/* --expose's server, listening before the target is asked and before
+ * --out is made: a port in use ends the run with nothing written (a
+ * results directory made first was left with an empty requests.jsonl and
+ * a run.json without its outcome). Says on stderr where it listens, even
+ * with --quiet: after port 0 that line is how to find it. LL_EXIT_OK (no
+ * --expose: *exposer NULL), or LL_EXIT_RUNTIME, reason printed. */
+static int run_expose_open(const struct run_metrics_opts *mo, const struct run_config *cfg,
+                           struct exposer **exposer)
 {
     char err[512];
+    *exposer = NULL;
+    if (!mo->expose)
+        return LL_EXIT_OK;
+    *exposer = expose_new(mo->expose, run_offered_rate(cfg), err, sizeof err);
+    if (!*exposer) {
+        ll_errorf("--expose: %s", err);
+        return LL_EXIT_RUNTIME;
+    }
+    ll_errorf("serving /metrics on http://%s/metrics", expose_addr(*exposer));
+    return LL_EXIT_OK;
+}
+
+/* run.json's expose_addr: where --expose listened, its port the one bound
+ * (port 0 resolved), written now so that the file says it during the run.
+ * LL_EXIT_OK, or LL_EXIT_RUNTIME when run.json cannot be written. */
+static int run_expose_record(struct run_setup *rs, const struct exposer *exposer)
+{
+    char err[1200];
+    if (!exposer)
+        return LL_EXIT_OK;
+    json_object_set_new(rs->run, "expose_addr", json_string(expose_addr(exposer)));
+    if (results_write_json_atomic(rs->dir, "run.json", rs->run, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return LL_EXIT_RUNTIME;
+    }
+    return LL_EXIT_OK;
+}
+
+/* The scraper (unless --no-metrics) and the live view's readers: it and
+ * --expose's server (run_expose_open's, in live->exposer). */
+static void run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo, int quiet,
+                          struct run_config *cfg, struct run_live *live)
+{
     /* One shard scrapes the server (--metrics-shard, default 0): the
      * others would ask it the same question N times. */
     int off = mo->off || (cfg->shard_launcher && cfg->shard != mo->shard_k);
@@ -712,18 +750,10 @@ static int run_live_open(struct run_setup *rs, const struct run_metrics_opts *mo
                                quiet);
     live->gpu_scrapers = rs->gpu_scrapers;
     live->n_gpu = rs->n_gpu;
-    if (mo->expose) {
-        live->exposer = expose_new(mo->expose, run_offered_rate(cfg), err, sizeof err);
-        if (!live->exposer) {
-            ll_errorf("--expose: %s", err);
-            return LL_EXIT_RUNTIME;
-        }
-    }
     if (live->scraper || live->n_gpu || live->exposer) {
         cfg->live_cb = run_live_cb;
         cfg->live_ud = live;
     }
-    return LL_EXIT_OK;
 }
 
 /* The server's side of the run: stop the scraper, join its series to the
@@ -834,7 +864,12 @@ int run_main(int argc, char **argv)
 
     struct run_setup rs;
     struct run_live live = {0};
-    int exit_code = run_setup_open(&rs, o, &cfg);
+    int exit_code = run_expose_open(&ra.mo, &cfg, &live.exposer);
+    if (exit_code != LL_EXIT_OK) {
+        runopts_workload_free(&cfg);
+        return exit_code;
+    }
+    exit_code = run_setup_open(&rs, o, &cfg);
     if (exit_code == LL_EXIT_OK)
         exit_code = run_setup_calibrate(&rs, o, &cfg);
     if (exit_code == LL_EXIT_OK) {
@@ -843,8 +878,10 @@ int run_main(int argc, char **argv)
             json_object_set_new(config, "metrics_shard", json_integer(ra.mo.shard_k));
         exit_code = run_setup_results(&rs, o, "run", session_config_json(config, &cfg), &cfg);
     }
+    if (exit_code == LL_EXIT_OK)
+        exit_code = run_expose_record(&rs, live.exposer);
     if (exit_code == LL_EXIT_OK && !run_setup_stopped(&rs, "probe"))
-        exit_code = run_live_open(&rs, &ra.mo, o->quiet, &cfg, &live);
+        run_live_open(&rs, &ra.mo, o->quiet, &cfg, &live);
     if (exit_code == LL_EXIT_OK && run_setup_stopped(&rs, "scrape_start"))
         exit_code = run_setup_end(&rs, LL_EXIT_INTR, "interrupted by a signal");
     else if (exit_code == LL_EXIT_OK)

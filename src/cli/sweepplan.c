@@ -138,8 +138,9 @@ void sweep_usage(FILE *f)
         "list, --step-duration a duration; the stop conditions, --confirm and\n"
         "--cold-restart do not apply, so every shard runs the same ladder.\n"
         "\n"
-        "Exit status: 0 ok, 1 INVALID (the generator's lateness made every step unfit to\n"
-        "judge), 2 bad flags, 3 could not run, 6 no step had an ok request, 7 an\n"
+        "Exit status: 0 ok, 1 INVALID (no step could be judged: in each, the client (the\n"
+        "host or the generator) could not keep the schedule, or no request was in its\n"
+        "window), 2 bad flags, 3 could not run, 6 no step had an ok request, 7 an\n"
         "--expect or --expect-* check failed, 130 interrupted (run.json says where).\n"
         "When several apply the lowest wins, except 130. See docs/run.md.\n",
         SWEEP_DEFAULT_MAX_STEPS);

@@ -7,6 +7,7 @@
  * _sum and _count of each summary are totals since the start. */
 #include "metrics/expose.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <netdb.h>
@@ -35,9 +36,9 @@ static const char *const ex_name[EX_N] = {
     "llmload_schedule_lateness_seconds",
 };
 static const char *const ex_help[EX_N] = {
-    "Time to first token, from the scheduled send time, of ok requests.",
-    "End-to-end latency, from the scheduled send time, of ok requests.",
-    "How late the generator sent each request after its scheduled time.",
+    "Time to first token, from the scheduled send time, of ok requests (warm-up included).",
+    "End-to-end latency, from the scheduled send time, of ok requests (warm-up included).",
+    "How late the generator sent each request after its scheduled time (warm-up included).",
 };
 static const double ex_quantiles[] = {0.5, 0.9, 0.99};
 
@@ -45,6 +46,7 @@ struct exposer {
     int listen_fd;
     int stop_fd;                        /* eventfd: the thread's stop signal */
     int port;
+    char addr[80]; /* as bound: "[::1]:9400" */
     double offered_rate_per_s;
     pthread_t th;
     int thread_started;
@@ -96,14 +98,15 @@ static void render(struct exposer *e, const struct driver_live *v, struct strbuf
              "Requests the schedule has released (warm-up included).");
     put_u64(b, "llmload_requests_scheduled_total", v->scheduled);
     put_head(b, "llmload_requests_sent_total", "counter",
-             "Requests handed to the transport.");
+             "Requests handed to the transport (warm-up included).");
     put_u64(b, "llmload_requests_sent_total", v->sent);
     put_head(b, "llmload_requests_completed_total", "counter",
-             "Requests finished, by kind (ok or the error kind).");
+             "Requests finished, by kind (ok or the error kind; warm-up included).");
     for (int k = 0; k < REC_KIND_COUNT; k++)
         strbuf_printf(b, "llmload_requests_completed_total{kind=\"%s\"} %llu\n",
                       rec_kind_name((enum rec_kind)k), (unsigned long long)v->done_by_kind[k]);
-    put_head(b, "llmload_output_tokens_total", "counter", "Output tokens received.");
+    put_head(b, "llmload_output_tokens_total", "counter",
+             "Output tokens received (warm-up included).");
     put_u64(b, "llmload_output_tokens_total", v->output_tokens);
     put_head(b, "llmload_requests_in_flight", "gauge",
              "Requests in the system: sent or waiting for a slot, not finished.");
@@ -507,6 +510,14 @@ struct exposer *expose_new(const char *addr_port, double offered_rate_per_s, cha
     }
     e->port = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
                                        : ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    char host[INET6_ADDRSTRLEN];
+    int g = getnameinfo((struct sockaddr *)&ss, sl, host, sizeof host, NULL, 0, NI_NUMERICHOST);
+    if (g != 0) {
+        snprintf(err, errlen, "getnameinfo: %s", gai_strerror(g));
+        goto fail;
+    }
+    snprintf(e->addr, sizeof e->addr, ss.ss_family == AF_INET6 ? "[%s]:%d" : "%s:%d", host,
+             e->port);
     e->stop_fd = eventfd(0, EFD_CLOEXEC);
     if (e->stop_fd < 0) {
         snprintf(err, errlen, "eventfd: %s", strerror(errno));
@@ -533,6 +544,11 @@ fail:
 int expose_port(const struct exposer *e)
 {
     return e ? e->port : -1;
+}
+
+const char *expose_addr(const struct exposer *e)
+{
+    return e->addr;
 }
 
 void expose_free(struct exposer *e)

@@ -9,8 +9,10 @@
  * once from one poll loop, and closes each connection after its answer or
  * after EXPOSE_CONN_DEADLINE_NS, whichever comes first. The numbers come from the driver's
  * live view (struct driver_live), handed over with expose_update; the page
- * is rendered there, so a scrape costs a copy. The names are listed in
- * docs/server-metrics.md. */
+ * is rendered there, so a scrape costs a copy. Every counter and summary
+ * counts the whole run, warm-up and cold start included, as
+ * requests.jsonl does (summary.json counts the window alone). The names
+ * are listed in docs/server-metrics.md. */
 #ifndef LL_EXPOSE_H
 #define LL_EXPOSE_H
 
@@ -49,6 +51,11 @@ int expose_check(const char *addr_port, char *err, size_t errlen);
 
 /* The port it listens on (useful after port 0). */
 int expose_port(const struct exposer *e);
+
+/* The address it listens on, with the port it bound ("127.0.0.1:43817",
+ * "[::1]:43817", "0.0.0.0:9400"): what to scrape after port 0. Borrowed,
+ * valid until expose_free. */
+const char *expose_addr(const struct exposer *e);
 
 /* Take a live view and render the page from it. Safe to call from any one
  * thread while the server runs; live->ttft, ->e2e and ->lateness are read

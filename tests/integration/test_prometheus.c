@@ -6,7 +6,9 @@
  *
  * The test writes a Prometheus config (scrape_interval 1s) that scrapes
  * two `llmload sim --gpu-metrics` as replicas (job "sim", pod "a" and
- * "b") and llmload's --expose endpoint (job "llmload"), starts Prometheus
+ * "b") and llmload's --expose endpoint (job "llmload", through a relay on
+ * a port the test holds, since the run's --expose 127.0.0.1:0 says its
+ * port only once it runs), starts Prometheus
  * on a free 127.0.0.1 port with its TSDB in a temporary directory, waits
  * until both sims are up in it, and runs `llmload run --url A --url B
  * --prometheus ... --prometheus-selector '{job="sim"}'`. The sims are
@@ -28,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,10 +49,21 @@
 static pid_t prom_pid;
 static struct harness_sim sim_a, sim_b;
 static char *tmp;
+static int *relay_to; /* relay_conn's port, shared with the relay's child */
+static pid_t relay_pid;
+/* A run in the background (the --expose tests), killed by the teardowns
+ * when a test fails half-way. */
+static pid_t expose_client;
 
 static int teardown(void **state)
 {
     (void)state;
+    harness_kill_reap(&expose_client);
+    harness_kill_reap(&relay_pid);
+    if (relay_to) {
+        munmap(relay_to, sizeof *relay_to);
+        relay_to = NULL;
+    }
     if (prom_pid > 0) {
         kill(prom_pid, SIGTERM);
         for (int i = 0; i < 100; i++) {
@@ -343,6 +358,76 @@ static void sweep_skewed(int port, const char *url_a, const char *url_b)
     free(sout);
 }
 
+/* Prometheus is told its targets before the run starts, and the run's
+ * --expose port (port 0) is known only once it listens: a relay of the
+ * test's own, on a port bound and held from the start (harness_free_port
+ * would race), stands in for it in Prometheus's config. Each connection's
+ * request head goes to 127.0.0.1:*relay_to and the answer comes back; while
+ * *relay_to is 0 (the run has not said its port) the connection is closed,
+ * a failed scrape, as a target that is not up yet. */
+static void *relay_conn(void *arg)
+{
+    int fd = harness_fd_take(arg);
+    char req[4096];
+    size_t n = 0;
+    while (n < sizeof req - 1) {
+        ssize_t k = recv(fd, req + n, sizeof req - 1 - n, 0);
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+        req[n] = '\0';
+        if (strstr(req, "\r\n\r\n"))
+            break;
+    }
+    int port = __atomic_load_n(relay_to, __ATOMIC_ACQUIRE);
+    char *resp = NULL;
+    size_t len = 0;
+    if (port > 0 && n > 0 && harness_http(port, req, n, &resp, &len, 2000) == 0)
+        harness_send_all(fd, resp, len, NULL);
+    free(resp);
+    close(fd);
+    return NULL;
+}
+
+/* The port of the line "llmload: serving /metrics on
+ * http://127.0.0.1:PORT/metrics" in the file at path, once there: waits
+ * up to 10 s, then fails the test with the file's text. */
+static int expose_announced_port(const char *path)
+{
+    static const char head[] = "llmload: serving /metrics on http://127.0.0.1:";
+    for (int i = 0; i < 200; i++) {
+        char *text = access(path, F_OK) == 0 ? harness_read_file(path, NULL) : NULL;
+        const char *p = text ? strstr(text, head) : NULL;
+        int port = p ? (int)strtol(p + sizeof head - 1, NULL, 10) : 0;
+        if (port > 0 && strstr(p, "/metrics\n")) {
+            free(text);
+            return port;
+        }
+        if (i == 199)
+            fail_msg("no \"%s...\" line in 10 s; stderr so far:\n%s", head, text ? text : "");
+        free(text);
+        harness_sleep_ms(50);
+    }
+    return -1;
+}
+
+/* The value of an unlabelled sample "name value" on an exposition page. */
+static double page_value(const char *page, const char *name)
+{
+    char key[128];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *p = strstr(page, key);
+    if (!p)
+        fail_msg("no %s on the page:\n%s", name, page);
+    return strtod(p + strlen(key), NULL);
+}
+
+static int expose_client_teardown(void **state)
+{
+    harness_kill_reap(&expose_client);
+    return harness_sim_tmp_teardown(state);
+}
+
 /* The whole scenario (one Prometheus start for every check). */
 static void test_prometheus_two_replicas(void **state)
 {
@@ -351,15 +436,19 @@ static void test_prometheus_two_replicas(void **state)
     const char *sargs[] = {SIM_SMALL, NULL};
     assert_int_equal(harness_sim_start(&sim_a, sargs), 0);
     assert_int_equal(harness_sim_start(&sim_b, sargs), 0);
-    int expose_port = harness_free_port();
-    int port = prometheus_start(expose_port);
+    relay_to = harness_shared_map(sizeof *relay_to);
+    int relay_port;
+    int lfd = harness_bind_local(16, &relay_port);
+    relay_pid = harness_serve_fork(lfd, 600, relay_conn, harness_fd_arg, NULL);
+    int port = prometheus_start(relay_port);
 
-    char url_a[200], url_b[200], prom[64], expose[64], out[700];
+    char url_a[200], url_b[200], prom[64], out[700], outp[700], errp[700];
     snprintf(url_a, sizeof url_a, "%s/v1", sim_a.url);
     snprintf(url_b, sizeof url_b, "%s/v1", sim_b.url);
     snprintf(prom, sizeof prom, "http://127.0.0.1:%d", port);
-    snprintf(expose, sizeof expose, "127.0.0.1:%d", expose_port);
     snprintf(out, sizeof out, "%s/run", tmp);
+    snprintf(outp, sizeof outp, "%s/run.stdout", tmp);
+    snprintf(errp, sizeof errp, "%s/run.stderr", tmp);
     /* 40 requests at 10/s, evenly split: 4 s, 20 per replica. */
     const char *args[] = {"run",
                           "--url",
@@ -376,13 +465,23 @@ static void test_prometheus_two_replicas(void **state)
                           "--prometheus-header",
                           "X-Scope-OrgID: sekrit-tenant-value",
                           "--expose",
-                          expose,
+                          "127.0.0.1:0",
                           "--out",
                           out,
                           "--quiet",
                           NULL};
-    char *serr = NULL;
-    char *sout = harness_run_expect(args, 120, HARNESS_RC_OK_OR_INVALID, &serr);
+    /* In the background: Prometheus scrapes it through the relay from
+     * the moment it says its port. */
+    expose_client = harness_spawn(args, outp, errp, -1, NULL, NULL);
+    __atomic_store_n(relay_to, expose_announced_port(errp), __ATOMIC_RELEASE);
+    int rc = harness_reap(expose_client, 120000);
+    expose_client = 0;
+    char *sout = harness_read_file(outp, NULL);
+    char *serr = harness_read_file(errp, NULL);
+    assert_non_null(sout);
+    assert_non_null(serr);
+    if (rc != 0 && rc != 1)
+        fail_msg("llmload run exited %d:\n%s%s", rc, sout, serr);
     /* The header's value reaches no output. */
     HARNESS_LACKS(sout, "sekrit");
     HARNESS_LACKS(serr, "sekrit");
@@ -616,12 +715,88 @@ static void test_prometheus_unreachable_is_gaps(void **state)
     harness_results_free(dir);
 }
 
+/* --expose on a port another socket holds: one line naming --expose and
+ * the address, exit 3, and no --out made (it used to be left with an
+ * empty requests.jsonl and a run.json without its outcome). */
+static void test_prometheus_expose_port_in_use(void **state)
+{
+    (void)state;
+    char url[200], expose[64], out[600], want[160];
+    harness_sim_v1_start(url, sizeof url, NULL);
+    harness_tmp_path(out, sizeof out, "run");
+    int port;
+    int held = harness_bind_local(1, &port);
+    snprintf(expose, sizeof expose, "127.0.0.1:%d", port);
+    const char *args[] = {"run",      "--url", url,     "--rate", "5",       "--requests", "2",
+                          "--expose", expose,  "--out", out,      "--quiet", NULL};
+    char *err = NULL;
+    char *sout = harness_run_expect(args, 30, 3, &err);
+    snprintf(want, sizeof want, "llmload: --expose: bind %s: Address already in use\n", expose);
+    assert_string_equal(err, want);
+    assert_string_equal(sout, "");
+    if (access(out, F_OK) == 0 || errno != ENOENT)
+        fail_msg("--out %s was made for a run that could not listen", out);
+    free(sout);
+    free(err);
+    close(held);
+}
+
+/* --expose 127.0.0.1:0: the port the OS picked is said on stderr (with
+ * --quiet too) and in run.json's expose_addr, and a scrape on it answers.
+ * The run has a 3 s warm-up: a page of its first second counts the
+ * warm-up's requests (every exposed counter does, docs/server-metrics.md). */
+static void test_prometheus_expose_port_zero(void **state)
+{
+    (void)state;
+    char url[200], out[600], outp[700], errp[700];
+    harness_sim_v1_start(url, sizeof url, NULL);
+    harness_tmp_path(out, sizeof out, "run");
+    harness_tmp_path(outp, sizeof outp, "stdout");
+    harness_tmp_path(errp, sizeof errp, "stderr");
+    const char *args[] = {"run",         "--url",    url,  "--rate",     "10", "--arrival",
+                          "constant",    "--warmup", "3s", "--duration", "4s", "--expose",
+                          "127.0.0.1:0", "--out",    out,  "--quiet",    NULL};
+    expose_client = harness_spawn(args, outp, errp, -1, NULL, NULL);
+    int port = expose_announced_port(errp);
+    static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+    char *page = NULL;
+    double sched = 0;
+    for (int i = 0; i < 100 && sched == 0; i++) {
+        size_t len = 0;
+        free(page);
+        page = NULL;
+        if (harness_http(port, req, sizeof req - 1, &page, &len, 2000) != 0)
+            fail_msg("no answer on the announced port %d", port);
+        if (!strstr(page, "200 OK"))
+            fail_msg("the announced port %d answered:\n%s", port, page);
+        sched = page_value(page, "llmload_requests_scheduled_total");
+        if (sched == 0)
+            harness_sleep_ms(50);
+    }
+    /* The first page that counts a request: the live view is updated
+     * every second, so it comes well within the warm-up. */
+    assert_true(sched >= 1);
+    ASSERT_IN_RANGE(page_value(page, "llmload_run_elapsed_seconds"), 0, 2.9);
+    free(page);
+    int rc = harness_reap(expose_client, 60000);
+    expose_client = 0;
+    if (rc != 0 && rc != 1)
+        fail_msg("llmload run exited %d", rc);
+    json_t *run = harness_json_load(out, "run.json");
+    char want[64];
+    snprintf(want, sizeof want, "127.0.0.1:%d", port);
+    assert_string_equal(harness_sval(run, "expose_addr"), want);
+    json_decref(run);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_prometheus_two_replicas, teardown),
         cmocka_unit_test(test_prometheus_bad_flags),
         cmocka_unit_test_teardown(test_prometheus_unreachable_is_gaps, harness_sim_teardown),
+        cmocka_unit_test_teardown(test_prometheus_expose_port_in_use, harness_sim_tmp_teardown),
+        cmocka_unit_test_teardown(test_prometheus_expose_port_zero, expose_client_teardown),
     };
     return harness_run_tests(tests, sizeof tests / sizeof tests[0]);
 }

@@ -25,6 +25,9 @@ static struct exposer *start(void)
     if (!e)
         fail_msg("expose_new: %s", err);
     assert_true(expose_port(e) > 0);
+    char want[32];
+    snprintf(want, sizeof want, "127.0.0.1:%d", expose_port(e));
+    assert_string_equal(expose_addr(e), want);
     return e;
 }
 
