@@ -952,6 +952,16 @@ int runmerge_rebuild(const char *dir, runmerge_server_fn server, FILE *out)
     m.server = server;
     if (rm_part_load(&m.parts[0], dir, 1) != 0)
         goto out;
+    /* Its ITL, in-flight and generator figures and its mode came from the
+     * shards' summaries, in no record: without it the rebuild would write
+     * zeros and nulls over them. */
+    if (!m.parts[0].sum) {
+        ll_errorf("report: %s: a merged run's results without summary.json: its ITL, in-flight "
+                  "and generator figures came from the shards' summaries (run llmload merge "
+                  "again on the shards' directories)",
+                  dir);
+        goto out;
+    }
     json_t *mg = json_object_get(m.parts[0].run, "merged");
     if (json_is_true(json_object_get(mg, "hist_only"))) {
         ll_errorf("report: %s: merged with --hist-only: no records to rebuild from (its "

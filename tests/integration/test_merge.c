@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "test.h"
@@ -589,6 +590,19 @@ static void test_partial_and_refusals(void **state)
         const char *b[] = {"report", emptied, NULL};
         snprintf(line, sizeof line, "report: %s/requests.jsonl: no records to rebuild", emptied);
         harness_expect_usage(b, line);
+        /* ... or whose summary.json is gone: refused, none written (it was
+         * rebuilt with its ITL empty, its mode "-" and Little's law in ns) */
+        char nosum[600];
+        copy_dir(m1, "nosum", "rm summary.json", nosum);
+        const char *ns[] = {"report", nosum, NULL};
+        snprintf(line, sizeof line,
+                 "report: %s: a merged run's results without summary.json: its ITL, in-flight "
+                 "and generator figures came from the shards' summaries (run llmload merge "
+                 "again on the shards' directories)",
+                 nosum);
+        harness_expect_usage(ns, line);
+        snprintf(sum, sizeof sum, "%s/summary.json", nosum);
+        assert_int_equal(access(sum, F_OK), -1);
         /* a shard's requests.jsonl that is a directory is not "cut short" */
         char dirred[600];
         copy_dir(sd[1], "dirred", "rm requests.jsonl && mkdir requests.jsonl", dirred);
