@@ -1483,3 +1483,15 @@ void harness_two_shards_run(const char *url, const char *prefix, const char *con
         free(harness_run_expect(a.v, 60, HARNESS_RC_OK_OR_INVALID, NULL));
     }
 }
+
+/* tidy */
+
+double harness_page_value(const char *page, const char *name)
+{
+    char key[128];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *p = strstr(page, key);
+    if (!p)
+        fail_msg("no %s on the page:\n%s", name, page);
+    return strtod(p + strlen(key), NULL);
+}

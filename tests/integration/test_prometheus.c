@@ -411,17 +411,6 @@ static int expose_announced_port(const char *path)
     return -1;
 }
 
-/* The value of an unlabelled sample "name value" on an exposition page. */
-static double page_value(const char *page, const char *name)
-{
-    char key[128];
-    snprintf(key, sizeof key, "\n%s ", name);
-    const char *p = strstr(page, key);
-    if (!p)
-        fail_msg("no %s on the page:\n%s", name, page);
-    return strtod(p + strlen(key), NULL);
-}
-
 static int expose_client_teardown(void **state)
 {
     harness_kill_reap(&expose_client);
@@ -769,14 +758,14 @@ static void test_prometheus_expose_port_zero(void **state)
             fail_msg("no answer on the announced port %d", port);
         if (!strstr(page, "200 OK"))
             fail_msg("the announced port %d answered:\n%s", port, page);
-        sched = page_value(page, "llmload_requests_scheduled_total");
+        sched = harness_page_value(page, "llmload_requests_scheduled_total");
         if (sched == 0)
             harness_sleep_ms(50);
     }
     /* The first page that counts a request: the live view is updated
      * every second, so it comes well within the warm-up. */
     assert_true(sched >= 1);
-    ASSERT_IN_RANGE(page_value(page, "llmload_run_elapsed_seconds"), 0, 2.9);
+    ASSERT_IN_RANGE(harness_page_value(page, "llmload_run_elapsed_seconds"), 0, 2.9);
     free(page);
     int rc = harness_reap(expose_client, 60000);
     expose_client = 0;

@@ -288,17 +288,6 @@ static void test_failing_url_is_a_gap(void **state)
     harness_results_free(dir);
 }
 
-/* The value of an unlabelled sample "name value" on an exposition page. */
-static double page_value(const char *page, const char *name)
-{
-    char key[128];
-    snprintf(key, sizeof key, "\n%s ", name);
-    const char *p = strstr(page, key);
-    if (!p)
-        fail_msg("no %s on the page:\n%s", name, page);
-    return strtod(p + strlen(key), NULL);
-}
-
 static char *scrape_expose(int port)
 {
     static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
@@ -348,20 +337,20 @@ static void test_expose_while_running(void **state)
     harness_sleep_ms(2000);
     char *second = scrape_expose(port);
     assert_non_null(second);
-    double sent1 = page_value(first, "llmload_requests_sent_total");
-    double sent2 = page_value(second, "llmload_requests_sent_total");
+    double sent1 = harness_page_value(first, "llmload_requests_sent_total");
+    double sent2 = harness_page_value(second, "llmload_requests_sent_total");
     /* 10/s, evenly spaced: about 20 more two seconds later (the page is
      * at most one 1 s update old, so at least 10); demand at least 5. */
     if (!(sent2 >= sent1 + 5))
         fail_msg("sent %g then %g; pages:\n%s\n----\n%s", sent1, sent2, first, second);
-    assert_true(page_value(second, "llmload_output_tokens_total") >
-                page_value(first, "llmload_output_tokens_total"));
-    ASSERT_NEAR(page_value(second, "llmload_offered_rate"), 10, 0);
-    ASSERT_IN_RANGE(page_value(second, "llmload_achieved_rate"), 5, 15);
+    assert_true(harness_page_value(second, "llmload_output_tokens_total") >
+                harness_page_value(first, "llmload_output_tokens_total"));
+    ASSERT_NEAR(harness_page_value(second, "llmload_offered_rate"), 10, 0);
+    ASSERT_IN_RANGE(harness_page_value(second, "llmload_achieved_rate"), 5, 15);
     assert_non_null(strstr(second, "llmload_requests_completed_total{kind=\"ok\"} "));
     assert_non_null(strstr(second, "llmload_ttft_seconds{quantile=\"0.5\"} "));
-    ASSERT_NEAR(page_value(second, "llmload_run_finished"), 0, 0);
-    ASSERT_IN_RANGE(page_value(second, "llmload_run_elapsed_seconds"), 0.5, 3.5);
+    ASSERT_NEAR(harness_page_value(second, "llmload_run_finished"), 0, 0);
+    ASSERT_IN_RANGE(harness_page_value(second, "llmload_run_elapsed_seconds"), 0.5, 3.5);
     free(first);
     free(second);
 
