@@ -596,4 +596,10 @@ void harness_two_shards_run(const char *url, const char *prefix, const char *con
  * page, when there is none. */
 double harness_page_value(const char *page, const char *name);
 
+/* The port of the line "llmload: serving /metrics on
+ * http://127.0.0.1:PORT/metrics" (what `run --expose 127.0.0.1:0` says on
+ * stderr) in the file at path, once there: waits up to 10 s, then fails
+ * the test with the file's text. */
+int harness_expose_announced_port(const char *path);
+
 #endif

@@ -389,28 +389,6 @@ static void *relay_conn(void *arg)
     return NULL;
 }
 
-/* The port of the line "llmload: serving /metrics on
- * http://127.0.0.1:PORT/metrics" in the file at path, once there: waits
- * up to 10 s, then fails the test with the file's text. */
-static int expose_announced_port(const char *path)
-{
-    static const char head[] = "llmload: serving /metrics on http://127.0.0.1:";
-    for (int i = 0; i < 200; i++) {
-        char *text = access(path, F_OK) == 0 ? harness_read_file(path, NULL) : NULL;
-        const char *p = text ? strstr(text, head) : NULL;
-        int port = p ? (int)strtol(p + sizeof head - 1, NULL, 10) : 0;
-        if (port > 0 && strstr(p, "/metrics\n")) {
-            free(text);
-            return port;
-        }
-        if (i == 199)
-            fail_msg("no \"%s...\" line in 10 s; stderr so far:\n%s", head, text ? text : "");
-        free(text);
-        harness_sleep_ms(50);
-    }
-    return -1;
-}
-
 static int expose_client_teardown(void **state)
 {
     harness_kill_reap(&expose_client);
@@ -462,7 +440,7 @@ static void test_prometheus_two_replicas(void **state)
     /* In the background: Prometheus scrapes it through the relay from
      * the moment it says its port. */
     expose_client = harness_spawn(args, outp, errp, -1, NULL, NULL);
-    __atomic_store_n(relay_to, expose_announced_port(errp), __ATOMIC_RELEASE);
+    __atomic_store_n(relay_to, harness_expose_announced_port(errp), __ATOMIC_RELEASE);
     int rc = harness_reap(expose_client, 120000);
     expose_client = 0;
     char *sout = harness_read_file(outp, NULL);
@@ -746,7 +724,7 @@ static void test_prometheus_expose_port_zero(void **state)
                           "constant",    "--warmup", "3s", "--duration", "4s", "--expose",
                           "127.0.0.1:0", "--out",    out,  "--quiet",    NULL};
     expose_client = harness_spawn(args, outp, errp, -1, NULL, NULL);
-    int port = expose_announced_port(errp);
+    int port = harness_expose_announced_port(errp);
     static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
     char *page = NULL;
     double sched = 0;

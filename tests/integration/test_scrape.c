@@ -299,26 +299,26 @@ static char *scrape_expose(int port)
 }
 
 /* --expose, scraped by this test while the run is in progress: the
- * counters rise between two scrapes a second apart. */
+ * counters rise between two scrapes two seconds apart. */
 static void test_expose_while_running(void **state)
 {
     sim_start_small();
-    const char *bin = getenv("LLMLOAD_BIN");
-    assert_non_null(bin);
     char *tmp = harness_tmpdir();
-    char out[600], url[200], addr[64];
+    char out[600], outp[600], errp[600], url[200], addr[64];
     snprintf(out, sizeof out, "%s/r", tmp);
+    snprintf(outp, sizeof outp, "%s/r.stdout", tmp);
+    snprintf(errp, sizeof errp, "%s/r.stderr", tmp);
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    int port = harness_free_port();
-    snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        execl(bin, bin, "run", "--url", url, "--out", out, "--quiet", "--rate", "10", "--arrival",
-              "constant", "--duration", "4s", "--expose", addr, WORK, (char *)NULL);
-        _exit(127);
-    }
+    const char *args[] = {
+        "run",       "--url",    url,          "--out", out,        "--quiet",     "--rate", "10",
+        "--arrival", "constant", "--duration", "4s",    "--expose", "127.0.0.1:0", WORK,     NULL};
+    pid_t pid = harness_spawn(args, outp, errp, -1, NULL, NULL);
     cur_client = pid;
+    /* Port 0 and the port the run says it listens on: a port picked
+     * free beforehand (harness_free_port) could be taken by another
+     * process before the run binds it. */
+    int port = harness_expose_announced_port(errp);
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
     char *first = NULL;
     for (int i = 0; i < 100 && !first; i++) {
         first = scrape_expose(port);
