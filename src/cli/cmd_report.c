@@ -38,10 +38,10 @@ static void report_usage(FILE *f)
                "is kept as the run wrote it: some of its facts (the lateness diagnosis, the\n"
                "measured in-flight area) are the driver's, in no record.\n"
                "\n"
-               "Exit status: 0 ok, 1 INVALID (the generator's lateness made every step unfit\n"
-               "to judge), 2 bad arguments or unreadable files,\n"
-               "3 cannot write, 7 an --expect, --expect-capacity or --expect-slo check\n"
-               "recorded in run.json fails.\n");
+               "Exit status: 0 ok, 1 INVALID (no step could be judged: in each, the client (the\n"
+               "host or the generator) could not keep the schedule, or no request was in its\n"
+               "window), 2 bad arguments or unreadable files, 3 cannot write, 7 an --expect,\n"
+               "--expect-capacity or --expect-slo check recorded in run.json fails.\n");
 }
 
 /* A run's report.html from its files; prints the path and what became of

@@ -299,14 +299,17 @@ static void report_header(struct strbuf *b, const struct report *r)
     strbuf_puts(b, "</header>\n");
 }
 
-/* One card: key above, v in large type with its unit, or the text none
- * when v is not a positive number, and a line of detail below. */
-void report_card(struct strbuf *b, const char *cls, const char *key, double v, const char *unit,
-                 const char *none, const char *detail)
+/* One card: key above, v in large type with its unit (after lead in the
+ * unit's type when lead is not NULL: "at or above"), or the text none when
+ * v is not a positive number, and a line of detail below. */
+static void card_put(struct strbuf *b, const char *cls, const char *key, const char *lead, double v,
+                     const char *unit, const char *none, const char *detail)
 {
     strbuf_printf(b, "<div class=\"card %s\"><div class=\"k\">%s</div>", cls, key);
     if (isfinite(v) && v > 0) {
         strbuf_puts(b, "<div class=\"v\">");
+        if (lead != NULL)
+            strbuf_printf(b, "<span class=\"u\">%s</span> ", lead);
         report_put_value(b, v);
         strbuf_printf(b, "<span class=\"u\">%s</span></div>", unit);
     } else {
@@ -317,6 +320,12 @@ void report_card(struct strbuf *b, const char *cls, const char *key, double v, c
     strbuf_puts(b, "<div class=\"d\">");
     strbuf_put_xml(b, detail);
     strbuf_puts(b, "</div></div>\n");
+}
+
+void report_card(struct strbuf *b, const char *cls, const char *key, double v, const char *unit,
+                 const char *none, const char *detail)
+{
+    card_put(b, cls, key, NULL, v, unit, none, detail);
 }
 
 /* The cards of the sweep's two limits: the SLO capacity (with the
@@ -342,8 +351,13 @@ static void report_limit_cards(struct strbuf *b, const struct report *r)
 
     strbuf_clear(&d);
     strbuf_puts(&d, "where completions stop following the load");
+    /* A knee at the top of the fitted range is a lower bound (the
+     * terminal's "at or above X req/s offered"): the capacity's share of
+     * it is then at most the share of X. */
+    if (r->knee_at_or_above)
+        strbuf_puts(&d, "; the steps cannot place it higher");
     if (r->capacity_rps > 0 && r->knee_rps > 0) {
-        strbuf_puts(&d, "; capacity is ");
+        strbuf_puts(&d, r->knee_at_or_above ? "; capacity is at most " : "; capacity is ");
         report_put_value(&d, 100.0 * r->capacity_rps / r->knee_rps);
         strbuf_puts(&d, "% of it");
     }
@@ -351,7 +365,8 @@ static void report_limit_cards(struct strbuf *b, const struct report *r)
         strbuf_puts(&d, "; ");
         strbuf_puts(&d, r->first_limit);
     }
-    report_card(b, "knee", "Knee", r->knee_rps, "req/s", "not found", d.data);
+    card_put(b, "knee", "Knee", r->knee_at_or_above ? "at or above" : NULL, r->knee_rps, "req/s",
+             "not found", d.data);
     strbuf_free(&d);
 }
 

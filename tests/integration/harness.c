@@ -1483,3 +1483,34 @@ void harness_two_shards_run(const char *url, const char *prefix, const char *con
         free(harness_run_expect(a.v, 60, HARNESS_RC_OK_OR_INVALID, NULL));
     }
 }
+
+/* tidy */
+
+double harness_page_value(const char *page, const char *name)
+{
+    char key[128];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *p = strstr(page, key);
+    if (!p)
+        fail_msg("no %s on the page:\n%s", name, page);
+    return strtod(p + strlen(key), NULL);
+}
+
+int harness_expose_announced_port(const char *path)
+{
+    static const char head[] = "llmload: serving /metrics on http://127.0.0.1:";
+    for (int i = 0; i < 200; i++) {
+        char *text = access(path, F_OK) == 0 ? harness_read_file(path, NULL) : NULL;
+        const char *p = text ? strstr(text, head) : NULL;
+        int port = p ? (int)strtol(p + sizeof head - 1, NULL, 10) : 0;
+        if (port > 0 && strstr(p, "/metrics\n")) {
+            free(text);
+            return port;
+        }
+        if (i == 199)
+            fail_msg("no \"%s...\" line in 10 s; stderr so far:\n%s", head, text ? text : "");
+        free(text);
+        harness_sleep_ms(50);
+    }
+    return -1;
+}

@@ -589,4 +589,17 @@ void harness_tls_server_or_skip(const char *cn, const char *san, char *url, size
 void harness_two_shards_run(const char *url, const char *prefix, const char *const *args,
                             char sd[2][600]);
 
+/* tidy */
+
+/* The value of an unlabelled sample "name value" on a Prometheus
+ * exposition page (a line "name value"); fails the test, showing the
+ * page, when there is none. */
+double harness_page_value(const char *page, const char *name);
+
+/* The port of the line "llmload: serving /metrics on
+ * http://127.0.0.1:PORT/metrics" (what `run --expose 127.0.0.1:0` says on
+ * stderr) in the file at path, once there: waits up to 10 s, then fails
+ * the test with the file's text. */
+int harness_expose_announced_port(const char *path);
+
 #endif

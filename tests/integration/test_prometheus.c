@@ -389,39 +389,6 @@ static void *relay_conn(void *arg)
     return NULL;
 }
 
-/* The port of the line "llmload: serving /metrics on
- * http://127.0.0.1:PORT/metrics" in the file at path, once there: waits
- * up to 10 s, then fails the test with the file's text. */
-static int expose_announced_port(const char *path)
-{
-    static const char head[] = "llmload: serving /metrics on http://127.0.0.1:";
-    for (int i = 0; i < 200; i++) {
-        char *text = access(path, F_OK) == 0 ? harness_read_file(path, NULL) : NULL;
-        const char *p = text ? strstr(text, head) : NULL;
-        int port = p ? (int)strtol(p + sizeof head - 1, NULL, 10) : 0;
-        if (port > 0 && strstr(p, "/metrics\n")) {
-            free(text);
-            return port;
-        }
-        if (i == 199)
-            fail_msg("no \"%s...\" line in 10 s; stderr so far:\n%s", head, text ? text : "");
-        free(text);
-        harness_sleep_ms(50);
-    }
-    return -1;
-}
-
-/* The value of an unlabelled sample "name value" on an exposition page. */
-static double page_value(const char *page, const char *name)
-{
-    char key[128];
-    snprintf(key, sizeof key, "\n%s ", name);
-    const char *p = strstr(page, key);
-    if (!p)
-        fail_msg("no %s on the page:\n%s", name, page);
-    return strtod(p + strlen(key), NULL);
-}
-
 static int expose_client_teardown(void **state)
 {
     harness_kill_reap(&expose_client);
@@ -473,7 +440,7 @@ static void test_prometheus_two_replicas(void **state)
     /* In the background: Prometheus scrapes it through the relay from
      * the moment it says its port. */
     expose_client = harness_spawn(args, outp, errp, -1, NULL, NULL);
-    __atomic_store_n(relay_to, expose_announced_port(errp), __ATOMIC_RELEASE);
+    __atomic_store_n(relay_to, harness_expose_announced_port(errp), __ATOMIC_RELEASE);
     int rc = harness_reap(expose_client, 120000);
     expose_client = 0;
     char *sout = harness_read_file(outp, NULL);
@@ -757,7 +724,7 @@ static void test_prometheus_expose_port_zero(void **state)
                           "constant",    "--warmup", "3s", "--duration", "4s", "--expose",
                           "127.0.0.1:0", "--out",    out,  "--quiet",    NULL};
     expose_client = harness_spawn(args, outp, errp, -1, NULL, NULL);
-    int port = expose_announced_port(errp);
+    int port = harness_expose_announced_port(errp);
     static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
     char *page = NULL;
     double sched = 0;
@@ -769,14 +736,14 @@ static void test_prometheus_expose_port_zero(void **state)
             fail_msg("no answer on the announced port %d", port);
         if (!strstr(page, "200 OK"))
             fail_msg("the announced port %d answered:\n%s", port, page);
-        sched = page_value(page, "llmload_requests_scheduled_total");
+        sched = harness_page_value(page, "llmload_requests_scheduled_total");
         if (sched == 0)
             harness_sleep_ms(50);
     }
     /* The first page that counts a request: the live view is updated
      * every second, so it comes well within the warm-up. */
     assert_true(sched >= 1);
-    ASSERT_IN_RANGE(page_value(page, "llmload_run_elapsed_seconds"), 0, 2.9);
+    ASSERT_IN_RANGE(harness_page_value(page, "llmload_run_elapsed_seconds"), 0, 2.9);
     free(page);
     int rc = harness_reap(expose_client, 60000);
     expose_client = 0;

@@ -288,17 +288,6 @@ static void test_failing_url_is_a_gap(void **state)
     harness_results_free(dir);
 }
 
-/* The value of an unlabelled sample "name value" on an exposition page. */
-static double page_value(const char *page, const char *name)
-{
-    char key[128];
-    snprintf(key, sizeof key, "\n%s ", name);
-    const char *p = strstr(page, key);
-    if (!p)
-        fail_msg("no %s on the page:\n%s", name, page);
-    return strtod(p + strlen(key), NULL);
-}
-
 static char *scrape_expose(int port)
 {
     static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
@@ -310,26 +299,26 @@ static char *scrape_expose(int port)
 }
 
 /* --expose, scraped by this test while the run is in progress: the
- * counters rise between two scrapes a second apart. */
+ * counters rise between two scrapes two seconds apart. */
 static void test_expose_while_running(void **state)
 {
     sim_start_small();
-    const char *bin = getenv("LLMLOAD_BIN");
-    assert_non_null(bin);
     char *tmp = harness_tmpdir();
-    char out[600], url[200], addr[64];
+    char out[600], outp[600], errp[600], url[200], addr[64];
     snprintf(out, sizeof out, "%s/r", tmp);
+    snprintf(outp, sizeof outp, "%s/r.stdout", tmp);
+    snprintf(errp, sizeof errp, "%s/r.stderr", tmp);
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    int port = harness_free_port();
-    snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        execl(bin, bin, "run", "--url", url, "--out", out, "--quiet", "--rate", "10", "--arrival",
-              "constant", "--duration", "4s", "--expose", addr, WORK, (char *)NULL);
-        _exit(127);
-    }
+    const char *args[] = {
+        "run",       "--url",    url,          "--out", out,        "--quiet",     "--rate", "10",
+        "--arrival", "constant", "--duration", "4s",    "--expose", "127.0.0.1:0", WORK,     NULL};
+    pid_t pid = harness_spawn(args, outp, errp, -1, NULL, NULL);
     cur_client = pid;
+    /* Port 0 and the port the run says it listens on: a port picked
+     * free beforehand (harness_free_port) could be taken by another
+     * process before the run binds it. */
+    int port = harness_expose_announced_port(errp);
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
     char *first = NULL;
     for (int i = 0; i < 100 && !first; i++) {
         first = scrape_expose(port);
@@ -348,20 +337,20 @@ static void test_expose_while_running(void **state)
     harness_sleep_ms(2000);
     char *second = scrape_expose(port);
     assert_non_null(second);
-    double sent1 = page_value(first, "llmload_requests_sent_total");
-    double sent2 = page_value(second, "llmload_requests_sent_total");
+    double sent1 = harness_page_value(first, "llmload_requests_sent_total");
+    double sent2 = harness_page_value(second, "llmload_requests_sent_total");
     /* 10/s, evenly spaced: about 20 more two seconds later (the page is
      * at most one 1 s update old, so at least 10); demand at least 5. */
     if (!(sent2 >= sent1 + 5))
         fail_msg("sent %g then %g; pages:\n%s\n----\n%s", sent1, sent2, first, second);
-    assert_true(page_value(second, "llmload_output_tokens_total") >
-                page_value(first, "llmload_output_tokens_total"));
-    ASSERT_NEAR(page_value(second, "llmload_offered_rate"), 10, 0);
-    ASSERT_IN_RANGE(page_value(second, "llmload_achieved_rate"), 5, 15);
+    assert_true(harness_page_value(second, "llmload_output_tokens_total") >
+                harness_page_value(first, "llmload_output_tokens_total"));
+    ASSERT_NEAR(harness_page_value(second, "llmload_offered_rate"), 10, 0);
+    ASSERT_IN_RANGE(harness_page_value(second, "llmload_achieved_rate"), 5, 15);
     assert_non_null(strstr(second, "llmload_requests_completed_total{kind=\"ok\"} "));
     assert_non_null(strstr(second, "llmload_ttft_seconds{quantile=\"0.5\"} "));
-    ASSERT_NEAR(page_value(second, "llmload_run_finished"), 0, 0);
-    ASSERT_IN_RANGE(page_value(second, "llmload_run_elapsed_seconds"), 0.5, 3.5);
+    ASSERT_NEAR(harness_page_value(second, "llmload_run_finished"), 0, 0);
+    ASSERT_IN_RANGE(harness_page_value(second, "llmload_run_elapsed_seconds"), 0.5, 3.5);
     free(first);
     free(second);
 

@@ -1053,6 +1053,34 @@ static void test_peaks_judged_steps(void **state)
     check_render(&f.r, judged, NULL);
 }
 
+/* The knee card: a knee inside the fitted range is one value (20 req/s
+ * here, with the capacity 75% of it); one at the top of the range
+ * (knee_at_or_above, marked "knee >= 20" on the charts) reads "at or
+ * above 20", as the terminal's findings do, and the capacity's share is
+ * an upper bound. */
+static void test_knee_card_at_or_above(void **state)
+{
+    struct fixture f;
+    fixture_make(&f);
+    static const char *const exact[] = {
+        "<div class=\"k\">Knee</div><div class=\"v\">20<span class=\"u\">req/s</span></div>"
+        "<div class=\"d\">where completions stop following the load; capacity is 75% of it</div>",
+        NULL,
+    };
+    static const char *const no_lead[] = {"at or above", "cannot place it", NULL};
+    check_render(&f.r, exact, no_lead);
+    f.r.knee_at_or_above = 1;
+    static const char *const lower_bound[] = {
+        "<div class=\"k\">Knee</div><div class=\"v\"><span class=\"u\">at or above</span> "
+        "20<span class=\"u\">req/s</span></div><div class=\"d\">where completions stop "
+        "following the load; the steps cannot place it higher; capacity is at most 75% of it"
+        "</div>",
+        NULL,
+    };
+    static const char *const no_exact[] = {"<div class=\"v\">20<", "capacity is 75%", NULL};
+    check_render(&f.r, lower_bound, no_exact);
+}
+
 static void test_empty_report(void **state)
 {
     struct report r = {0};
@@ -1398,6 +1426,7 @@ int main(void)
         cmocka_unit_test(test_server_replica_lines),
         cmocka_unit_test(test_thinning_keeps_peaks),
         cmocka_unit_test(test_peaks_judged_steps),
+        cmocka_unit_test(test_knee_card_at_or_above),
         cmocka_unit_test(test_ttft_cdf),
         cmocka_unit_test(test_recovery_step),
         cmocka_unit_test(test_hollow_verdicts),
