@@ -18,6 +18,12 @@
  * samples go on as zeros, every 100 ms, to the window's end, or
  * one request taken up late in a short run would be a slope that the
  * window's length made a backlog of several. */
+/* The most zeros padded after the series: 4.9 days of tail at 100 ms,
+ * longer than any step's; a steps.jsonl whose duration_ns says years
+ * (fuzz_stepfacts: 2.5e16 ns, a 4 GB pair of arrays) is fitted over that
+ * much of it. */
+#define SWEEP_INFLIGHT_PAD_MAX ((uint64_t)1 << 22)
+
 double sweep_inflight_growth(const struct inflight_sample *series, size_t n_series,
                              uint64_t warmup_ns, uint64_t end_ns, uint64_t window_ns,
                              int interrupted)
@@ -30,7 +36,7 @@ double sweep_inflight_growth(const struct inflight_sample *series, size_t n_seri
     if (n_series && !interrupted) {
         last = series[n_series - 1].t_ns;
         if (last < end_ns)
-            pad = (size_t)((end_ns - last) / every);
+            pad = (size_t)LL_MIN((end_ns - last) / every, SWEEP_INFLIGHT_PAD_MAX);
     }
     double *x = ll_malloc((n_series + pad + 1) * sizeof *x);
     double *y = ll_malloc((n_series + pad + 1) * sizeof *y);
