@@ -393,7 +393,11 @@ static int run_backlog_span(const struct run_config *cfg, const struct driver_re
  * "Steady"): did the TTFT tail rise from the window's first half to its
  * second, or the requests in the system grow? Judged where the offered
  * load holds still over the window: not a ramp, a switch, bursts or a
- * trace's own times, and not a run a signal or the spend guard cut short
+ * trace's own times, not an INVALID run (its latencies carry the
+ * client's own delay: 4/s with every send 1 s late read steady true,
+ * and a generator falling further behind reads "not steady ... the load
+ * outran what was served", blaming the load for the client's fault),
+ * and not a run a signal or the spend guard cut short
  * (a stop_reason: offering ended inside the window, and the drain that
  * followed was measured as part of it, which hid a backlog of seconds
  * behind a steady true). Not sessions either: their requests in the
@@ -429,6 +433,7 @@ static void run_steady(const struct run_config *cfg, const struct driver_result 
         .bursts = cfg->n_bursts > 0,
         .rate_changes = cfg->arrival.ramp_to_per_s != 0 || cfg->arrival.switch_to_per_s != 0,
         .no_first_token = cfg->transport.api == OAI_API_EMBEDDINGS,
+        .invalid = info->invalid,
         .interrupted = res->interrupted,
         .stop_reason = res->stop_reason,
     };

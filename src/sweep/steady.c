@@ -157,6 +157,14 @@ int sweep_steady_unjudged(const struct sweep_steady_case *c, char *reason, size_
                  c->stop_reason);
         return 1;
     }
+    /* After the causes a rerun of the same flags meets again: a rerun on
+     * a quieter host would judge it. */
+    if (c->invalid) {
+        snprintf(reason, len,
+                 "not judged: the run is INVALID: its latencies include the client's own "
+                 "delay, so its halves would judge the client as much as the server");
+        return 1;
+    }
     if (!c->tested || c->tail_judged || c->backlog_judged)
         return 0;
     /* Every request refused (a port with no server: 148 sent, 0 ok) read

@@ -105,6 +105,7 @@ struct sweep_steady_case {
     int rate_changes;         /* 1: a ramp (--ramp-to) or a switch of rate */
     int no_first_token;       /* 1: answers in one piece with no first token (embeddings) */
     int merged;               /* 1: merged from shards */
+    int invalid;              /* 1: the run is INVALID (the client's delay is in its latencies) */
     int interrupted;          /* 1: a signal cut the offering short */
     const char *stop_reason;  /* why the offering stopped early; NULL or "" if it did not */
     int tested;               /* 1: the tests were tried, and the fields below are theirs */

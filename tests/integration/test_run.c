@@ -802,15 +802,39 @@ static void test_spend_guard_below_first(void **state)
  * given; a closed loop's must not), -1 null (not judged: steady_unjudged
  * has `blame`, which must be given); steady_warning null unless false,
  * steady_unjudged null unless null; with want_ok >= 0, that many ok
- * requests. sim_args start the sim. */
+ * requests. sim_args start the sim. An INVALID run is not judged
+ * (test_steady_invalid): a host too busy to keep the schedule is the
+ * premise failing, not the verdict. Each case's verdict turns on rises
+ * of 100 ms or more, so a client delay up to the latency itself leaves
+ * it unchanged: the runs take --lateness-tolerance 100%, and one INVALID
+ * even so is made again, up to three times. */
 static void steady_run(const char *const *sim_args, const char *const *fixed,
                        const char *const *args, int64_t want_ok, int want, const char *blame)
 {
     int closed = 0;
     for (size_t i = 0; args[i]; i++)
         closed |= strcmp(args[i], "--users") == 0;
-    char *dir = harness_run_on_sim(sim_args, fixed, args);
-    json_t *sj = harness_summary_load(dir);
+    const char *fx[16];
+    size_t k = 0;
+    for (; fixed[k]; k++)
+        fx[k] = fixed[k];
+    assert_true(k + 3 <= sizeof fx / sizeof fx[0]);
+    fx[k++] = "--lateness-tolerance";
+    fx[k++] = "100%";
+    fx[k] = NULL;
+    char *dir = NULL;
+    json_t *sj = NULL;
+    for (int tries = 0;; tries++) {
+        dir = harness_run_on_sim(sim_args, fx, args);
+        sj = harness_summary_load(dir);
+        if (!json_is_true(json_object_get(sj, "invalid")))
+            break;
+        if (tries == 2)
+            fail_msg("three runs INVALID (the host could not keep the schedule): %s",
+                     harness_sval(sj, "invalid_reason"));
+        json_decref(sj);
+        harness_results_free(dir);
+    }
     if (want_ok >= 0)
         assert_int_equal(harness_ival_req(json_object_get(sj, "requests"), "ok"), want_ok);
     json_t *steady = json_object_get(sj, "steady");
@@ -1073,6 +1097,34 @@ static void test_steady_all_failed(void **state)
     free(err);
 }
 
+/* An INVALID run's latencies carry the client's own delay, so its halves
+ * judge the client as much as the server: not judged, and the reason
+ * says INVALID. Every send held 1 s late (the test hook
+ * LLMLOAD_TEST_SEND_DELAY_NS) at 4 req/s of 8 tokens, the calm case of
+ * test_steady_state, moves TTFT by 1 s: INVALID by construction (the
+ * parent read steady true beside the INVALID headline). */
+static void test_steady_invalid(void **state)
+{
+    static const char *const quiet[] = {"--no-metrics", "--quiet", NULL};
+    const char *calm[] = {"--rate",          "4", "--duration",   "3s",
+                          "--output-tokens", "8", "--ignore-eos", NULL};
+    setenv("LLMLOAD_TEST_SEND_DELAY_NS", "1000000000", 1);
+    char *dir = harness_run_on_sim(NULL, quiet, calm);
+    unsetenv("LLMLOAD_TEST_SEND_DELAY_NS");
+    json_t *sj = harness_summary_load(dir);
+    if (!json_is_true(json_object_get(sj, "invalid")))
+        fail_msg("every send 1 s late left the run valid");
+    if (!json_is_null(json_object_get(sj, "steady")))
+        fail_msg("an INVALID run judged steady %s",
+                 json_dumps(json_object_get(sj, "steady"), JSON_ENCODE_ANY));
+    const char *why = harness_sval(sj, "steady_unjudged");
+    if (!why || strncmp(why, "not judged: the run is INVALID: ", 32) != 0)
+        fail_msg("steady_unjudged: %s", why ? why : "(null)");
+    assert_true(json_is_null(json_object_get(sj, "steady_warning")));
+    json_decref(sj);
+    harness_results_free(dir);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_closed_stagger_inside_run, harness_sim_teardown),
              cmocka_unit_test_teardown(test_offered_ramp_and_burst, harness_sim_teardown),
@@ -1099,4 +1151,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown
              cmocka_unit_test_teardown(test_steady_closed_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_closed_loop_fill, harness_sim_teardown),
              cmocka_unit_test_teardown(test_steady_open_loop_stall, harness_sim_teardown),
-             cmocka_unit_test_teardown(test_steady_all_failed, harness_sim_tmp_teardown))
+             cmocka_unit_test_teardown(test_steady_all_failed, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_steady_invalid, harness_sim_teardown))
