@@ -400,27 +400,33 @@ static void test_capped_rate_and_fifo(void **state)
 }
 
 /* Before the first output event only the first-token timeout applies;
- * idle is the silence between events. A 4 s stall from t=1: the requests
- * sent into it wait 2 s for a first token and end as timeout_first_token,
- * never timeout_idle, 2 s after they were sent. */
+ * idle is the silence between events. A 4 s stall from t=1.25 s: the
+ * requests sent into it (at 1.5, 2 and 2.5 s) wait 2 s for a first token
+ * and end as timeout_first_token, never timeout_idle, 2 s after they were
+ * sent; those at 0, 0.5 and 1 s end by 1.1 s. The stall starts between two
+ * arrivals, 150 ms after the last ok one ends and 250 ms before the next
+ * is sent: it once started at 1 s, on an arrival, which the sim saw before
+ * the stall whenever the first request (the one that connects) was later
+ * than it, as under AddressSanitizer on a loaded box. */
 static void test_first_token_vs_idle_timeout(void **state)
 {
-    const char *sargs[] = {SIM_100MS, "--stall-at", "1s", "--stall-for", "4s", SIM_STALL_FROM_FIRST, NULL};
-    const char *args[] = {"--rate", "5",      "--arrival",      "constant", "--duration",
+    const char *sargs[] = {SIM_100MS, "--stall-at",         "1.25s", "--stall-for",
+                           "4s",      SIM_STALL_FROM_FIRST, NULL};
+    const char *args[] = {"--rate", "2",      "--arrival",      "constant", "--duration",
                           "3s",     REQ_8_10, "--timeout-idle", "1s",       "--timeout-first-token",
                           "2s",     NULL};
     char *dir;
-    struct harness_recs *r = sim_run_recs(sargs, args, 15, &dir);
+    struct harness_recs *r = sim_run_recs(sargs, args, 6, &dir);
     int ok = 0, first = 0;
     for (size_t i = 0; i < r->n; i++) {
         const char *kind = harness_sval(r->items[i], "kind");
         int64_t sched = harness_ival(r->items[i], "sched_ns");
         if (strcmp(kind, "ok") == 0) {
             ok++;
-            assert_true(sched < 1000000000LL);
+            assert_true(sched < 1250000000LL);
         } else if (strcmp(kind, "timeout_first_token") == 0) {
             first++;
-            assert_true(sched >= 1000000000LL);
+            assert_true(sched >= 1250000000LL);
             double waited = (double)(harness_ival(r->items[i], "end_ns") -
                                      harness_ival(r->items[i], "sent_ns"));
             /* 2 s, not the 1 s idle timeout: the margin is the timer's
@@ -431,8 +437,8 @@ static void test_first_token_vs_idle_timeout(void **state)
                      (long long)harness_ival(r->items[i], "id"), kind);
         }
     }
-    assert_int_equal(ok, 5);
-    assert_int_equal(first, 10);
+    assert_int_equal(ok, 3);
+    assert_int_equal(first, 3);
     harness_recs_free(r);
     harness_results_free(dir);
 }
