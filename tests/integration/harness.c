@@ -1449,6 +1449,18 @@ void harness_run_interrupted(char *dir, size_t len, const char *name, const char
     harness_argv_add(&a, (const char *const[]){"run", "--url", url, "--out", dir, "--quiet", NULL});
     harness_argv_add(&a, args);
     harness_cur_client = harness_spawn(a.v, outp, errp, -1, NULL, NULL);
+    /* The run's t=0 is its first request, not the spawn: a loaded box's
+     * set-up (the /v1/models probe, the results directory) took over 3 s
+     * under AddressSanitizer, and a signal 1.5 s after the spawn found no
+     * session's second turn sent. The sim counts a request's prompt tokens
+     * at its first step, within a step of its arrival. */
+    for (int waited = 0;
+         harness_sim_metric_sum(&harness_cur_sim, "vllm:prompt_tokens_total", NULL) <= 0;
+         waited += 5) {
+        if (waited >= 30000)
+            fail_msg("the sim saw no request within 30 s of the client's start");
+        harness_sleep_ms(5);
+    }
     harness_sleep_ms(ms);
     assert_int_equal(kill(harness_cur_client, SIGINT), 0);
     int st = harness_reap(harness_cur_client, 30000);

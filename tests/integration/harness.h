@@ -569,8 +569,9 @@ int harness_client_teardown(void **state);
 /* Start the default sim (harness_sim_v1_start), spawn `llmload run --url
  * <sim>/v1 --out <tmp>/name --quiet args...` (args NULL-terminated) as
  * harness_cur_client, its stdout and stderr into <tmp>/name.out and
- * <tmp>/name.err, SIGINT it after ms milliseconds, and fail the test
- * unless it exits 130 within 30 s. dir gets the results dir. */
+ * <tmp>/name.err, SIGINT it ms milliseconds after the sim first counts
+ * prompt tokens (the run's first request, not the spawn), and fail the
+ * test unless it exits 130 within 30 s. dir gets the results dir. */
 void harness_run_interrupted(char *dir, size_t len, const char *name, const char *const *args,
                              unsigned ms);
 
