@@ -17,6 +17,7 @@
 #include "cli/runopts.h"
 #include "cli/runsetup.h"
 #include "driver/driver.h"
+#include "measure/expect.h"
 #include "measure/hist.h"
 #include "measure/summary.h"
 #include "metrics/energy.h"
@@ -78,11 +79,19 @@ static void replay_usage(FILE *f)
         "                           prompt_tokens (a line's own text is sent as it is)\n"
         "  --calibrate auto         calibrate against the target first, and scale by that fit\n"
         "\n"
+        "Thresholds on the replay itself (exit 7 when one fails):\n"
+        "  --expect SPEC            `llmload run`'s thresholds, e.g.\n"
+        "                           'ttft_p99<500ms,error_rate<1%%': ttft_, tpot_, itl_,\n"
+        "                           e2e_ percentiles, error_rate, error_rate_KIND,\n"
+        "                           attainment and goodput (both need --slo),\n"
+        "                           output_tokens_per_s; not achieved_rate, the trace's\n"
+        "                           own send rate. `llmload report DIR` judges them again\n"
+        "\n"
         "Exit status: 0 ok, 1 INVALID (the client (the host or the generator) could not\n"
         "keep the schedule), 2 bad flags or a bad trace, 3 could not run or records\n"
-        "lost, 6 no request succeeded or none was in the window, 130 interrupted (at any\n"
-        "moment; run.json says where). When several apply the lowest wins, except 130.\n"
-        "See docs/run.md.\n");
+        "lost, 6 no request succeeded or none was in the window, 7 an --expect threshold\n"
+        "failed, 130 interrupted (at any moment; run.json says where). When several\n"
+        "apply the lowest wins, except 130. See docs/run.md.\n");
     fprintf(f, "\n%s", promopts_help);
     fprintf(f, "(replay reads only the GPU telemetry behind --prometheus: its energy figures)\n");
 }
@@ -99,6 +108,8 @@ struct replay_opts {
 struct replay_args {
     struct run_opts o;
     struct replay_opts ro;
+    const char *expect;   /* --expect's text, NULL = none */
+    struct expect_set ex; /* parsed */
 };
 
 /* --gpu-metrics: repeatable, up to RUNOPTS_MAX_GPU_URLS URLs. */
@@ -135,6 +146,7 @@ static const struct runopts_flag replay_own_flags[] = {
     {"gpu-metrics", 0, RUNOPTS_KIND_CALL, 0, take_gpu_url},
     {"gpu-sampler", 0, RUNOPTS_KIND_CALL, 0, take_gpu_sampler},
     {"rate", 0, RUNOPTS_KIND_CALL, 0, refuse_rate},
+    RUNOPTS_VALUE("expect", struct replay_args, expect),
 };
 
 static int parse_args(int argc, char **argv, struct replay_args *ra, char *err, size_t errlen)
@@ -224,6 +236,25 @@ static int build_config(const struct run_opts *o, const struct replay_opts *ro,
     return runopts_workload_transport(o, seed, cfg, err, errlen);
 }
 
+/* --expect as `llmload run` takes it (runopts_expect), less what a trace
+ * fixes: the send rate (achieved_rate) is the trace's own offsets over
+ * --rate-scale, not a figure of the server, and a replay that could not
+ * keep them is INVALID already. cfg->trace is loaded. 0 or LL_E_INVAL. */
+static int replay_expect(const char *spec, const struct run_config *cfg, struct expect_set *ex,
+                         char *err, size_t errlen)
+{
+    if (runopts_expect(spec, cfg, ex, err, errlen) != 0)
+        return LL_E_INVAL;
+    for (size_t i = 0; i < ex->n; i++)
+        if (strcmp(ex->item[i].metric, "achieved_rate") == 0)
+            return runopts_errf(err, errlen,
+                                "--expect: \"%s\": achieved_rate is the trace's own send rate "
+                                "(its offsets, --rate-scale), not the server's; a replay that "
+                                "cannot keep it is INVALID (exit 1)",
+                                ex->item[i].text);
+    return 0;
+}
+
 /* The flags, then the trace they name into *trace (caller frees with
  * trace_free) and cfg->trace: 0, RUNOPTS_HELP, or LL_E_INVAL with the
  * reason in err. What it loaded is the caller's to free either way. */
@@ -262,6 +293,8 @@ static int replay_flags(int argc, char **argv, struct replay_args *ra, struct ru
                             "there are no synthetic prompts to scale",
                             ra->o.calibration ? "calibration" : "calibrate", ro->trace_path);
     cfg->transport.cancels = replay_has_cancels(*trace);
+    if (ra->expect && replay_expect(ra->expect, cfg, &ra->ex, err, errlen) != 0)
+        return LL_E_INVAL;
     return runopts_spend_check(cfg, err, errlen);
 }
 
@@ -301,7 +334,8 @@ static void replay_live_cb(void *ud, const struct driver_live *v)
  * line counted in its own) and finish the results directory. Returns
  * the exit status. */
 static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
-                         const struct run_config *cfg, const struct trace *trace)
+                         const struct run_config *cfg, const struct trace *trace,
+                         const struct expect_set *ex)
 {
     const struct driver_result *res = &rs->res;
     char mode[300];
@@ -329,6 +363,7 @@ static int replay_report(struct run_setup *rs, const struct replay_opts *ro,
         run_setup_energy(rs->gpu_scrapers, rs->n_gpu, res, NAN, cfg->shard_launcher != NULL,
                          &energy);
     json_t *sj = run_setup_report(rs, cfg, &info, NULL, &energy);
+    run_setup_judge(ex, sj, &info);
     return run_setup_finish(rs, sj, &info);
 }
 
@@ -353,7 +388,7 @@ int replay_main(int argc, char **argv)
     if (exit_code == LL_EXIT_OK)
         exit_code = run_setup_results(&rs, &ra.o, "replay",
                                       replay_config_json(&ra.o, &ra.ro, &cfg, rs.target.model),
-                                      &cfg);
+                                      &cfg, &ra.ex);
     struct replay_live live = {0};
     /* GPU telemetry; with --shard on shard 0 alone, as for run (merge
      * divides its energy by every shard's tokens). */
@@ -370,8 +405,9 @@ int replay_main(int argc, char **argv)
     if (exit_code == LL_EXIT_OK && run_setup_stopped(&rs, "probe"))
         exit_code = run_setup_end(&rs, LL_EXIT_INTR, "interrupted by a signal");
     else if (exit_code == LL_EXIT_OK)
-        exit_code = run_setup_drive(&rs, &cfg) == 0 ? replay_report(&rs, &ra.ro, &cfg, trace)
-                                                    : LL_EXIT_RUNTIME;
+        exit_code = run_setup_drive(&rs, &cfg) == 0
+                        ? replay_report(&rs, &ra.ro, &cfg, trace, &ra.ex)
+                        : LL_EXIT_RUNTIME;
     run_setup_close(&rs);
     runopts_workload_free(&cfg);
     trace_free(trace);

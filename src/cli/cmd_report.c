@@ -36,7 +36,9 @@ static void report_usage(FILE *f)
                "report.html from run.json, summary.json, hist.jsonl and\n"
                "server_metrics.jsonl, byte for byte the page the run wrote. Its summary.json\n"
                "is kept as the run wrote it: some of its facts (the lateness diagnosis, the\n"
-               "measured in-flight area) are the driver's, in no record.\n"
+               "measured in-flight area) are the driver's, in no record. Its --expect, which\n"
+               "run.json records, is judged again on that summary.json: a failed threshold\n"
+               "is one line on stderr, as the run printed it, and exit 7.\n"
                "\n"
                "Exit status: 0 ok, 1 INVALID (no step could be judged: in each, the client (the\n"
                "host or the generator) could not keep the schedule, or no request was in its\n"
@@ -70,6 +72,21 @@ static int report_run_page(const char *dir, int merged)
     return LL_EXIT_OK;
 }
 
+/* A run's or replay's --expect, recorded in run.json, judged again on its
+ * summary.json: the failed lines on stderr, as the run printed them.
+ * Returns the exit status: 0, 7 one failed, or 2 (a file unreadable). */
+static int report_run_judge(const char *dir)
+{
+    char err[4400];
+    size_t failed;
+    fflush(stdout);
+    if (report_run_expect(dir, stderr, &failed, err, sizeof err) != 0) {
+        ll_errorf("%s", err);
+        return LL_EXIT_USAGE;
+    }
+    return failed ? LL_EXIT_EXPECT : LL_EXIT_OK;
+}
+
 int report_main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -98,7 +115,9 @@ int report_main(int argc, char **argv)
             return code;
         return run_exit_combine(code, report_run_page(argv[optind], 1));
     }
-    if (report_run_dir_is_run(argv[optind]))
-        return report_run_page(argv[optind], 0);
+    if (report_run_dir_is_run(argv[optind])) {
+        int code = report_run_page(argv[optind], 0);
+        return code == LL_EXIT_OK ? report_run_judge(argv[optind]) : code;
+    }
     return report_build_dir(argv[optind], stdout);
 }

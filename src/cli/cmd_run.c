@@ -16,7 +16,6 @@
 #include "measure/expect.h"
 #include "measure/hist.h"
 #include "measure/results.h"
-#include "measure/slo.h"
 #include "measure/summary.h"
 #include "metrics/energy.h"
 #include "metrics/expose.h"
@@ -641,29 +640,8 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
         return rc;
     if (build_config(&ra->o, &ra->so, cfg, err, errlen) != 0)
         return LL_E_INVAL;
-    if (ra->expect) {
-        if (expect_parse(ra->expect, &ra->ex, err, errlen) != 0 ||
-            runopts_expect_stream_check(&ra->ex, cfg, err, errlen) != 0)
-            return LL_E_INVAL;
-        const struct expect_item *it = expect_needs_slo(&ra->ex);
-        const struct wl_file *wf = cfg->trace ? NULL : cfg->workload.classes;
-        int have_slo = slo_is_set(&cfg->slo);
-        for (size_t k = 0; wf && k < wf->n; k++)
-            have_slo |= slo_is_set(&wf->classes[k].slo);
-        if (it && !have_slo)
-            return runopts_errf(err, errlen,
-                                "--expect: \"%s\": %s needs --slo, or --workload classes "
-                                "with their own slo",
-                                it->text, it->metric);
-        /* A shard offers its share of the rate: a per-second bound on one
-         * shard would judge the whole run's figure against a part. */
-        for (size_t i = 0; i < ra->ex.n && cfg->shards > 1; i++)
-            if (ra->ex.item[i].unit == EXPECT_RATE)
-                return runopts_errf(err, errlen,
-                                    "--expect: \"%s\": a rate judges the whole run, not one "
-                                    "of --shard's %u parts",
-                                    ra->ex.item[i].text, cfg->shards);
-    }
+    if (ra->expect && runopts_expect(ra->expect, cfg, &ra->ex, err, errlen) != 0)
+        return LL_E_INVAL;
     struct run_metrics_opts *mo = &ra->mo;
     if (mo->shard) {
         uint64_t k;
@@ -833,16 +811,7 @@ static int run_report(struct run_setup *rs, const struct run_config *cfg,
 
     struct run_server_view server = {&sjoin, join_rc, &client};
     json_t *sj = run_setup_report(rs, cfg, &info, rs->scraper ? &server : NULL, &energy);
-    if (ex->n) {
-        size_t failed = 0;
-        fflush(stdout);
-        struct expect_figures fig;
-        expect_figures_from_summary(sj, &fig);
-        json_object_set_new(sj, "expect", expect_eval(ex, &fig, stderr, NULL, &failed));
-        info.expect_failed = failed > 0;
-    } else {
-        json_object_set_new(sj, "expect", json_null());
-    }
+    run_setup_judge(ex, sj, &info);
     return run_setup_finish(rs, sj, &info);
 }
 
@@ -878,7 +847,8 @@ int run_main(int argc, char **argv)
         json_t *config = runopts_config_json(o, &cfg, rs.target.model);
         if (cfg.shard_launcher)
             json_object_set_new(config, "metrics_shard", json_integer(ra.mo.shard_k));
-        exit_code = run_setup_results(&rs, o, "run", session_config_json(config, &cfg), &cfg);
+        exit_code =
+            run_setup_results(&rs, o, "run", session_config_json(config, &cfg), &cfg, &ra.ex);
     }
     if (exit_code == LL_EXIT_OK)
         exit_code = run_expose_record(&rs, live.exposer);

@@ -511,7 +511,7 @@ int sweep_job_run(struct sweep_job *j)
         goto out;
     iso_now(started, sizeof started);
     json_t *plan = plan_json(&j->o, &j->cfg, &j->plan, &j->set, rs.target.model, started);
-    exit_code = run_setup_results(&rs, &j->o, "sweep", plan, &j->cfg);
+    exit_code = run_setup_results(&rs, &j->o, "sweep", plan, &j->cfg, NULL);
     if (exit_code != LL_EXIT_OK)
         goto out;
     exit_code = LL_EXIT_RUNTIME;

@@ -19,9 +19,12 @@
 #include "cli/badarg.h"
 #include "cli/runopts_int.h"
 #include "cli/shard.h"
+#include "measure/expect.h"
+#include "measure/slo.h"
 #include "metrics/scrape.h"
 #include "util/rng.h"
 #include "util/util.h"
+#include "workload/wlfile.h"
 
 /* -H, --header: "Name: value", repeatable up to RUNOPTS_MAX_HEADERS
  * (runopts_header_add, which calibrate's -H shares). */
@@ -517,6 +520,31 @@ void runopts_config_init(struct run_config *cfg)
     cfg->records_fd = -1;
     cfg->hist_fd = -1;
     cfg->step = -1;
+}
+
+int runopts_expect(const char *spec, const struct run_config *cfg, struct expect_set *ex, char *err,
+                   size_t errlen)
+{
+    if (expect_parse(spec, ex, err, errlen) != 0 ||
+        runopts_expect_stream_check(ex, cfg, err, errlen) != 0)
+        return LL_E_INVAL;
+    const struct expect_item *it = expect_needs_slo(ex);
+    const struct wl_file *wf = cfg->trace ? NULL : cfg->workload.classes;
+    int have_slo = slo_is_set(&cfg->slo);
+    for (size_t k = 0; wf && k < wf->n; k++)
+        have_slo |= slo_is_set(&wf->classes[k].slo);
+    if (it && !have_slo)
+        return runopts_errf(err, errlen, "--expect: \"%s\": %s needs --slo%s", it->text, it->metric,
+                            cfg->trace ? "" : ", or --workload classes with their own slo");
+    /* A shard offers its share of the rate: a per-second bound on one
+     * shard would judge the whole run's figure against a part. */
+    for (size_t i = 0; i < ex->n && cfg->shards > 1; i++)
+        if (ex->item[i].unit == EXPECT_RATE)
+            return runopts_errf(err, errlen,
+                                "--expect: \"%s\": a rate judges the whole run, not one "
+                                "of --shard's %u parts",
+                                ex->item[i].text, cfg->shards);
+    return 0;
 }
 
 int runopts_slo(const struct run_opts *o, struct run_config *cfg, char *err, size_t errlen)

@@ -296,6 +296,15 @@ int runopts_embeddings_check(const struct run_opts *o, struct run_config *cfg, c
 int runopts_expect_stream_check(const struct expect_set *ex, const struct run_config *cfg,
                                 char *err, size_t errlen);
 
+/* --expect SPEC of run and replay, parsed into ex and checked against
+ * cfg as built: its latencies against the stream (runopts_expect_stream_
+ * check), goodput and attainment need an SLO (--slo, or a --workload
+ * class's own; a trace has none), and no per-second bound on one of
+ * --shard's parts (it would judge the whole run's figure against a part).
+ * 0, or LL_E_INVAL with a one-line reason naming --expect in err. */
+int runopts_expect(const char *spec, const struct run_config *cfg, struct expect_set *ex, char *err,
+                   size_t errlen);
+
 /* The first flag given that --api openai-embeddings cannot use, named with
  * the reason (part of runopts_embeddings_check, which needs the workload;
  * this one needs only cfg->mode, so an embeddings run refuses such a flag

@@ -22,6 +22,7 @@
 #include "cli/ctxcheck.h"
 #include "cli/shard.h"
 #include "http/fetch.h"
+#include "measure/expect.h"
 #include "measure/results.h"
 #include "measure/verdict.h"
 #include "metrics/energy.h"
@@ -716,7 +717,7 @@ static const char *out_dir(const struct run_opts *o, const struct run_config *cf
 }
 
 int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char *command,
-                      json_t *config, struct run_config *cfg)
+                      json_t *config, struct run_config *cfg, const struct expect_set *ex)
 {
     char err[1200], out[1024];
     int bad;
@@ -745,6 +746,13 @@ int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char
     }
     json_object_set_new(rs->run, "tags", runopts_tags_json(o));
     json_object_set_new(rs->run, "contract", contract_json(o, cfg, &rs->target, command));
+    /* Outside config: a threshold is a judgement of the run, not what it
+     * offered, so config_hash (merge, compare) does not hang on it. */
+    if (ex && ex->n) {
+        char spec[EXPECT_MAX * sizeof ex->item[0].text];
+        expect_format(ex, spec, sizeof spec);
+        json_object_set_new(rs->run, "expect", json_string(spec));
+    }
     if (results_write_json_atomic(rs->dir, "run.json", rs->run, err, sizeof err) != 0) {
         ll_errorf("%s", err);
         return LL_EXIT_RUNTIME;
@@ -768,6 +776,12 @@ int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char
     cfg->progress = o->quiet ? 0 : (isatty(STDERR_FILENO) ? 1 : 2);
     cfg->progress_interval_ns = cfg->progress == 1 ? LL_NS_PER_SEC : 5 * LL_NS_PER_SEC;
     return LL_EXIT_OK;
+}
+
+void run_setup_judge(const struct expect_set *ex, json_t *sj, struct summary_info *info)
+{
+    fflush(stdout); /* the failed lines after the summary they judge */
+    info->expect_failed = expect_judge_summary(ex, sj, stderr) > 0;
 }
 
 int run_setup_drive(struct run_setup *rs, const struct run_config *cfg)

@@ -134,13 +134,15 @@ int run_setup_calibrate(struct run_setup *rs, const struct run_opts *o, struct r
 
 /* Prepare the results directory (--out, --force), write run.json for
  * command with config (a new reference, taken over in every case; see
- * runopts_config_json), open requests.jsonl into cfg->records_fd and
+ * runopts_config_json) and, when ex has items (run's and replay's
+ * --expect; NULL for none), its "expect": the thresholds that `llmload
+ * report DIR` judges again; open requests.jsonl into cfg->records_fd and
  * hist.jsonl into cfg->hist_fd, and set
  * cfg's progress line (--quiet; every second on a terminal, else every
  * 5 s). Returns LL_EXIT_OK, LL_EXIT_USAGE (the directory) or
  * LL_EXIT_RUNTIME, reason printed. */
 int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char *command,
-                      json_t *config, struct run_config *cfg);
+                      json_t *config, struct run_config *cfg, const struct expect_set *ex);
 
 /* The server-metrics scraper, unless off: url, or (one --url only)
  * BASE's /metrics when it answers now (scraper_for_run: 2 s at most, abandoned for a stop signal,
@@ -249,6 +251,12 @@ json_t *run_setup_report(const struct run_setup *rs, const struct run_config *cf
  * written, 6 no request of the window succeeded (and some ended); 0 when
  * none applies. */
 int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info *info);
+
+/* --expect judged on summary.json's object sj, after the terminal summary
+ * (run_setup_report) and before run_setup_finish: sj's "expect" (null
+ * without thresholds: ex->n 0), one line on stderr per failed threshold,
+ * and info->expect_failed, which makes the exit status 7. */
+void run_setup_judge(const struct expect_set *ex, json_t *sj, struct summary_info *info);
 
 /* The end of a run stopped before its load, or of a sweep: run.json once
  * more (the background probe's answer in target), with an "outcome" of

@@ -317,3 +317,16 @@ json_t *expect_eval(const struct expect_set *set, const struct expect_figures *f
     }
     return a;
 }
+
+size_t expect_judge_summary(const struct expect_set *set, json_t *sum, FILE *f)
+{
+    size_t failed = 0;
+    if (!set->n) {
+        json_object_set_new(sum, "expect", json_null());
+        return 0;
+    }
+    struct expect_figures fig;
+    expect_figures_from_summary(sum, &fig);
+    json_object_set_new(sum, "expect", expect_eval(set, &fig, f, NULL, &failed));
+    return failed;
+}

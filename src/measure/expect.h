@@ -89,4 +89,11 @@ void expect_format(const struct expect_set *set, char *buf, size_t len);
 json_t *expect_eval(const struct expect_set *set, const struct expect_figures *fig, FILE *f,
                     const char *where, size_t *failed);
 
+/* Judge set on a run's summary.json object sum (its figures by
+ * expect_figures_from_summary): sum's "expect" becomes expect_eval's
+ * array, or null when set is empty; one line on f per failed item (f may
+ * be NULL). Returns how many failed. Run, replay, merge and report judge
+ * a run's thresholds here. */
+size_t expect_judge_summary(const struct expect_set *set, json_t *sum, FILE *f);
+
 #endif

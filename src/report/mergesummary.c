@@ -234,8 +234,9 @@ static void merged_offering(const struct merge *m, const json_t *cfg, struct sum
 /* --expect judged on the merged summary sj, as `llmload run` judges its
  * own: summary.json's "expect" (null without one), a line on stderr per
  * failed threshold. The thresholds are those the first summary fs lists
- * (run.json does not keep --expect; every shard ran with the same flags,
- * and a rebuild reads the merged summary's own). Returns the failed
+ * (every shard ran with the same flags, a rebuild reads the merged
+ * summary's own, and a shard's run.json from before it kept --expect has
+ * none). Returns the failed
  * count (0 when there is none, or they no longer parse). */
 static size_t expect_judge(const json_t *fs, json_t *sj)
 {
@@ -248,16 +249,9 @@ static size_t expect_judge(const json_t *fs, json_t *sj)
             at += (size_t)snprintf(spec + at, sizeof spec - at, "%s%s", at ? "," : "", t);
     }
     struct expect_set ex;
-    if (!spec[0] || at >= sizeof spec || expect_parse(spec, &ex, err, sizeof err) != 0 ||
-        ex.n == 0) {
-        json_object_set_new(sj, "expect", json_null());
-        return 0;
-    }
-    struct expect_figures fig;
-    size_t failed = 0;
-    expect_figures_from_summary(sj, &fig);
-    json_object_set_new(sj, "expect", expect_eval(&ex, &fig, stderr, NULL, &failed));
-    return failed;
+    if (!spec[0] || at >= sizeof spec || expect_parse(spec, &ex, err, sizeof err) != 0)
+        ex.n = 0;
+    return expect_judge_summary(&ex, sj, stderr);
 }
 
 /* The summary's facts of the merged run: from the first part's summary fs

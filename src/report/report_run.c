@@ -39,6 +39,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "measure/expect.h"
 #include "measure/hist.h"
 #include "measure/record.h"
 #include "measure/verdict.h"
@@ -905,5 +906,42 @@ int report_run_write(const char *dir, FILE *out, char *err, size_t errlen)
     strbuf_free(&b);
     json_decref(run);
     json_decref(sum);
+    return rc;
+}
+
+int report_run_expect(const char *dir, FILE *f, size_t *failed, char *err, size_t errlen)
+{
+    char path[4200];
+    json_error_t je;
+    *failed = 0;
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_t *run = ll_json_load_file(path, 0, &je);
+    if (run == NULL) {
+        snprintf(err, errlen, "%s: %s", path, je.text);
+        return LL_E_INVAL;
+    }
+    const char *spec = jstr(run, "expect");
+    struct expect_set ex;
+    char why[300];
+    int rc = 0;
+    if (spec == NULL) {
+        json_decref(run);
+        return 0;
+    }
+    if (expect_parse(spec, &ex, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: expect: %s", path, why);
+        rc = LL_E_INVAL;
+    } else {
+        snprintf(path, sizeof path, "%s/summary.json", dir);
+        json_t *sum = ll_json_load_file(path, 0, &je);
+        if (sum == NULL) {
+            snprintf(err, errlen, "%s: %s", path, je.text);
+            rc = LL_E_INVAL;
+        } else {
+            *failed = expect_judge_summary(&ex, sum, f);
+        }
+        json_decref(sum);
+    }
+    json_decref(run);
     return rc;
 }

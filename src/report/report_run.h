@@ -44,4 +44,13 @@ void report_run_render(const json_t *run, const json_t *sum, const char *hist_pa
  * be 0); then out gets nothing. */
 int report_run_write(const char *dir, FILE *out, char *err, size_t errlen);
 
+/* --expect judged again on a run's results directory: the thresholds
+ * run.json's "expect" recorded (llmload run and replay write it), on
+ * summary.json's figures, one line on f per failed threshold as the run
+ * printed them. *failed gets how many failed: 0 without thresholds (none
+ * given, or a directory from before run.json kept them). Returns 0, or
+ * LL_E_INVAL (a file unreadable, or a spec that no longer parses) with
+ * the reason, naming the file, in err. summary.json is not rewritten. */
+int report_run_expect(const char *dir, FILE *f, size_t *failed, char *err, size_t errlen);
+
 #endif

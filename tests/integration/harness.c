@@ -714,6 +714,21 @@ json_t *harness_summary_load(const char *dir)
     return harness_json_load(dir, "summary.json");
 }
 
+json_t *harness_expect_passed(const char *dir, size_t n)
+{
+    json_t *s = harness_summary_load(dir);
+    json_t *ex = json_object_get(s, "expect");
+    assert_int_equal(json_array_size(ex), n);
+    size_t i;
+    json_t *o;
+    json_array_foreach(ex, i, o)
+    {
+        if (strcmp(harness_sval(o, "result"), "pass") != 0)
+            fail_msg("%s: %s", harness_sval(o, "expect"), harness_sval(o, "result"));
+    }
+    return s;
+}
+
 int64_t harness_ival(json_t *o, const char *k)
 {
     json_t *v = json_object_get(o, k);

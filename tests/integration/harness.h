@@ -304,6 +304,10 @@ json_t *harness_json_load(const char *dir, const char *name);
 /* harness_json_load(dir, "summary.json"). */
 json_t *harness_summary_load(const char *dir);
 
+/* dir's summary.json, whose "expect" must list n thresholds, each passed
+ * (the test fails naming the first that did not). Caller json_decrefs it. */
+json_t *harness_expect_passed(const char *dir, size_t n);
+
 /* Integer field k of o, or -1 when it is absent or not an integer. */
 int64_t harness_ival(json_t *o, const char *k);
 

@@ -699,7 +699,24 @@ static void test_replay_bad_input(void **state)
         /* was taken as --rate-scale 5: the 1 req/s trace offered at 5 */
         {{"replay", good, "--url", url, "--rate", "5"},
          "--rate: a replay offers the trace at its own times; --rate-scale R multiplies its "
-         "rate by R (--time-scale S stretches it)"});
+         "rate by R (--time-scale S stretches it)"},
+        /* --expect as run's, less achieved_rate (the trace's own send rate) */
+        {{"replay", good, "--url", url, "--expect", "ttft_p99<500"},
+         "--expect: \"ttft_p99<500\": the value of ttft_p99"},
+        {{"replay", good, "--url", url, "--expect", "ttft_p98<1s"},
+         "--expect: \"ttft_p98<1s\": no metric \"ttft_p98\""},
+        /* a trace has no classes' SLOs: --slo alone, said alone */
+        {{"replay", good, "--url", url, "--expect", "goodput>=1/s"},
+         "--expect: \"goodput>=1/s\": goodput needs --slo\n"},
+        {{"replay", good, "--url", url, "--expect", "attainment>=90%"}, "attainment needs --slo"},
+        {{"replay", good, "--url", url, "--slo", "ttft=1s", "--expect", "achieved_rate>1/s"},
+         "--expect: \"achieved_rate>1/s\": achieved_rate is the trace's own send rate"},
+        {{"replay", good, "--url", url, "--no-stream", "--expect", "tpot_p99<50ms"},
+         "--expect: \"tpot_p99<50ms\": tpot has no meaning with --no-stream"},
+        {{"replay", good, "--url", url, "--shard", "0/2", "--prompt-salt", "1", "--expect",
+          "output_tokens_per_s>1/s"},
+         "--expect: \"output_tokens_per_s>1/s\": a rate judges the whole run, not one of "
+         "--shard's 2 parts"});
 }
 
 /* Replay's spend check: a --max-tokens-total below the trace's first
@@ -808,6 +825,88 @@ static void test_replay_salt(void **state)
     harness_tmp_end();
 }
 
+/* replay --expect against the default sim (TTFT about 10 ms, no errors):
+ * a threshold it meets passes (exit 0), one it cannot meet (a TTFT p50
+ * under 1 us: loopback alone takes longer) exits 7 with one line giving
+ * the value and the bound, summary.json records each result and run.json
+ * the spec, and `llmload report` judges it again from them (exit 7, the
+ * same line). A replay that came out INVALID on this shared box exits 1
+ * whatever its thresholds did (INVALID wins), which run.json's outcome
+ * says; the rest holds either way. */
+static char *replay_expect_case(const struct replay_paths *p, const char *out, const char *spec,
+                                int want, char **err)
+{
+    const char *args[] = {"replay", p->trace,   "--url",   p->url,
+                          "--out",  out,        "--quiet", "--lateness-tolerance",
+                          "20%",    "--expect", spec,      NULL};
+    int st = -1;
+    char *o = NULL;
+    assert_int_equal(harness_run(args, 60, &st, &o, err), 0);
+    json_t *run = harness_json_load(out, "run.json");
+    int w = json_is_true(json_object_get(json_object_get(run, "outcome"), "invalid")) ? 1 : want;
+    if (st != w)
+        fail_msg("replay --expect '%s' exited %d, want %d\nstdout:\n%s\nstderr:\n%s", spec, st, w,
+                 o, *err);
+    assert_string_equal(harness_sval(run, "expect"), spec);
+    json_decref(run);
+    return o;
+}
+
+/* `llmload report dir`: its exit status must be want; returns stderr. */
+static char *report_status(const char *dir, int want)
+{
+    const char *rep[] = {"report", dir, NULL};
+    return run_llmload(rep, want, want);
+}
+
+static void test_replay_expect(void **state)
+{
+    struct replay_paths rp;
+    replay_paths_start(NULL, &rp);
+    /* 20 requests 50 ms apart: light load for the sim. */
+    FILE *f = fopen(rp.trace, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 20; i++)
+        fprintf(f, "{\"sched_ns\":%d,\"prompt_tokens\":16,\"max_tokens\":4}\n", i * 50000000);
+    assert_int_equal(fclose(f), 0);
+    char pass_dir[700], fail_dir[700];
+    snprintf(pass_dir, sizeof pass_dir, "%s/pass", rp.dir);
+    snprintf(fail_dir, sizeof fail_dir, "%s/fail", rp.dir);
+
+    char *err = NULL;
+    free(replay_expect_case(&rp, pass_dir, "error_rate<1%,e2e_p99<30s,output_tokens_per_s>0/s", 0,
+                            &err));
+    HARNESS_LACKS(err, "--expect");
+    free(err);
+    json_t *s = harness_expect_passed(pass_dir, 3);
+    json_t *ex = json_object_get(s, "expect");
+    ASSERT_NEAR(harness_num(json_array_get(ex, 1), "value"), harness_num(s, "latency_ns.e2e.p99"),
+                0);
+    json_decref(s);
+    free(report_status(pass_dir, 0));
+
+    free(replay_expect_case(&rp, fail_dir, "error_rate<1%,ttft_p50<1us", 7, &err));
+    harness_sim_teardown(NULL);
+    const char *line = "llmload: --expect: ttft_p50 is ";
+    HARNESS_HAS(err, line);
+    HARNESS_HAS(err, ", not < 1us\n");
+    assert_null(strstr(strstr(err, line) + 1, "llmload: --expect: ")); /* that one alone */
+    free(err);
+    s = harness_summary_load(fail_dir);
+    ex = json_object_get(s, "expect");
+    assert_int_equal(json_array_size(ex), 2);
+    assert_string_equal(harness_sval(json_array_get(ex, 0), "result"), "pass");
+    json_t *o = json_array_get(ex, 1);
+    assert_string_equal(harness_sval(o, "expect"), "ttft_p50<1us");
+    assert_string_equal(harness_sval(o, "result"), "fail");
+    ASSERT_NEAR(harness_num(o, "value"), harness_num(s, "latency_ns.ttft.p50"), 0);
+    json_decref(s);
+    err = report_status(fail_dir, 7);
+    HARNESS_HAS(err, line);
+    free(err);
+    replay_paths_free(&rp);
+}
+
 HARNESS_MAIN(cmocka_unit_test_teardown(test_replay_identical_to_dump, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_of_records, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_salt, harness_sim_teardown),
@@ -822,4 +921,5 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_replay_identical_to_dump, harness_si
              cmocka_unit_test_teardown(test_replay_indexed_shards_merge, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_cold_by_index, harness_sim_teardown),
              cmocka_unit_test_teardown(test_replay_bad_input, harness_sim_tmp_teardown),
-             cmocka_unit_test_teardown(test_replay_spend_check, harness_sim_tmp_teardown))
+             cmocka_unit_test_teardown(test_replay_spend_check, harness_sim_tmp_teardown),
+             cmocka_unit_test_teardown(test_replay_expect, harness_sim_teardown))

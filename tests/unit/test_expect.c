@@ -168,6 +168,26 @@ static void test_check(void **state)
     assert_string_equal(spec, "ttft_p99<1s,goodput>=2/s");
 }
 
+/* expect_judge_summary writes summary.json's "expect" in place: the
+ * results of each threshold on the summary's own figures, or null with
+ * none (run.json's spec judged again by `llmload report` reads the same). */
+static void test_judge_summary(void **state)
+{
+    struct expect_set s;
+    char err[512];
+    json_t *sum = summary();
+    assert_int_equal(expect_parse("ttft_p99<500ms,ttft_p50<500ms", &s, err, sizeof err), 0);
+    assert_int_equal(expect_judge_summary(&s, sum, NULL), 1);
+    json_t *r = json_object_get(sum, "expect");
+    assert_int_equal(json_array_size(r), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(r, 0), "result")), "fail");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(r, 1), "result")), "pass");
+    s.n = 0;
+    assert_int_equal(expect_judge_summary(&s, sum, NULL), 0);
+    assert_true(json_is_null(json_object_get(sum, "expect")));
+    json_decref(sum);
+}
+
 /* A figure by its name (compare's rows read them here too): each name
  * picks its own field, an error rate is of the completed requests, and a
  * name of nothing is NAN. */
@@ -298,11 +318,9 @@ static void test_share_at_bound(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_check),
-        cmocka_unit_test(test_summary_percentiles),
-        cmocka_unit_test(test_figure_by_name),
-        cmocka_unit_test(test_figure_cancelled),
+        cmocka_unit_test(test_parse),          cmocka_unit_test(test_check),
+        cmocka_unit_test(test_judge_summary),  cmocka_unit_test(test_summary_percentiles),
+        cmocka_unit_test(test_figure_by_name), cmocka_unit_test(test_figure_cancelled),
         cmocka_unit_test(test_share_at_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
