@@ -167,6 +167,10 @@ static void run_usage(FILE *f)
         "                           GPUs' price per hour, for the cost per million output tokens\n"
         "  --expose ADDR:PORT       serve llmload's own /metrics while it runs (e.g. "
         "127.0.0.1:9400)\n"
+        "  --expose-linger D        with --expose: once every result file is written, serve\n"
+        "                           the final /metrics for D more (default 0), then exit with\n"
+        "                           the run's status; make D longer than Prometheus'\n"
+        "                           scrape_interval. Ctrl-C or SIGTERM ends it at once\n"
         "\n"
         "Thresholds on the run itself (exit 7 when one fails):\n"
         "  --expect SPEC            e.g. 'ttft_p99<500ms,error_rate<1%%,goodput>=20/s':\n"
@@ -191,6 +195,8 @@ static void run_usage(FILE *f)
 /* The server-metrics flags (issue 6), kept beside run_opts. */
 struct run_metrics_opts {
     const char *url, *interval, *expose;
+    const char *linger;                      /* --expose-linger's text */
+    uint64_t linger_ns;                      /* parsed; 0: no linger */
     const char *gpu_urls[RUN_SETUP_MAX_GPU]; /* --gpu-metrics URLs, in flag order */
     size_t n_gpu_urls;
     int gpu_smi;          /* --gpu-sampler nvidia-smi */
@@ -268,6 +274,7 @@ static const struct runopts_flag run_own_flags[] = {
     VALUE("metrics-interval", mo.interval),
     SET("no-metrics", mo.off),
     VALUE("expose", mo.expose),
+    VALUE("expose-linger", mo.linger),
     VALUE("metrics-shard", mo.shard),
     {"gpu-metrics", 0, RUNOPTS_KIND_CALL, 0, take_gpu_url},
     {"gpu-sampler", 0, RUNOPTS_KIND_CALL, 0, take_gpu_sampler},
@@ -630,6 +637,21 @@ static int build_config(const struct run_opts *o, const struct run_session_opts 
     return runopts_spend_check(cfg, err, errlen);
 }
 
+/* --expose and --expose-linger: 0, or LL_E_INVAL with the reason in err.
+ * The address is checked here, not first when it is bound after the
+ * target answered: a typo is a bad flag (exit 2), not a failed run. */
+static int expose_flags(struct run_metrics_opts *mo, char *err, size_t errlen)
+{
+    char why[300];
+    if (mo->expose && expose_check(mo->expose, why, sizeof why) != 0)
+        return runopts_errf(err, errlen, "--expose: %s", why);
+    if (!mo->linger)
+        return 0;
+    if (!mo->expose)
+        return runopts_errf(err, errlen, "--expose-linger: goes with --expose");
+    return runopts_duration("--expose-linger", mo->linger, &mo->linger_ns, err, errlen);
+}
+
 /* Every flag of `llmload run`, parsed and checked: 0, RUNOPTS_HELP, or
  * LL_E_INVAL with the reason in err. */
 static int run_flags(int argc, char **argv, struct run_args *ra, struct run_config *cfg,
@@ -666,11 +688,8 @@ static int run_flags(int argc, char **argv, struct run_args *ra, struct run_conf
                                 "got \"%s\"",
                                 mo->cost);
     }
-    /* Checked here, not first when it is bound after the target answered:
-     * a typo is a bad flag (exit 2), not a failed run. */
-    char why[300];
-    if (mo->expose && expose_check(mo->expose, why, sizeof why) != 0)
-        return runopts_errf(err, errlen, "--expose: %s", why);
+    if (expose_flags(mo, err, errlen) != 0)
+        return LL_E_INVAL;
     return runopts_metrics_flags(mo->interval, mo->off, mo->url, ra->o.prom.url, mo->n_gpu_urls,
                                  &mo->interval_ns, err, errlen);
 }
@@ -695,6 +714,23 @@ static int run_expose_open(const struct run_metrics_opts *mo, const struct run_c
     }
     ll_errorf("serving /metrics on http://%s/metrics", expose_addr(*exposer));
     return LL_EXIT_OK;
+}
+
+/* --expose-linger: the run's result files are all written (run_report
+ * returned), the exposer's thread goes on serving the final page (the
+ * driver's last view, llmload_run_finished 1) for linger_ns, or until
+ * Ctrl-C or SIGTERM, which leave the run's exit status as it is. Said on
+ * stderr, --quiet or not: it is why the process has not exited. None
+ * after a run a stop signal ended: it was asked to end. */
+static void run_expose_linger(struct run_setup *rs, const struct exposer *exposer,
+                              uint64_t linger_ns)
+{
+    if (!exposer || !linger_ns || rs->stopped_in)
+        return;
+    fflush(stdout); /* the summary, before the wait, when stdout is a pipe */
+    ll_errorf("results written; serving the final /metrics for %gs (Ctrl-C ends it)",
+              (double)linger_ns / 1e9);
+    run_setup_linger(rs, linger_ns);
 }
 
 /* run.json's expose_addr: where --expose listened, its port the one bound
@@ -856,10 +892,12 @@ int run_main(int argc, char **argv)
         run_live_open(&rs, &ra.mo, o->quiet, &cfg, &live);
     if (exit_code == LL_EXIT_OK && run_setup_stopped(&rs, "scrape_start"))
         exit_code = run_setup_end(&rs, LL_EXIT_INTR, "interrupted by a signal");
-    else if (exit_code == LL_EXIT_OK)
-        exit_code = run_setup_drive(&rs, &cfg) == 0
-                        ? run_report(&rs, &cfg, &ra.ex, ra.mo.cost_per_hour)
-                        : LL_EXIT_RUNTIME;
+    else if (exit_code == LL_EXIT_OK && run_setup_drive(&rs, &cfg) != 0)
+        exit_code = LL_EXIT_RUNTIME;
+    else if (exit_code == LL_EXIT_OK) {
+        exit_code = run_report(&rs, &cfg, &ra.ex, ra.mo.cost_per_hour);
+        run_expose_linger(&rs, live.exposer, ra.mo.linger_ns);
+    }
     expose_free(live.exposer);
     run_setup_close(&rs);
     runopts_workload_free(&cfg);

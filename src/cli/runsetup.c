@@ -538,6 +538,26 @@ static int stop_signal_take(void)
     return sig == SIGINT || sig == SIGTERM ? sig : 0;
 }
 
+int run_setup_linger(struct run_setup *rs, uint64_t ns)
+{
+    sigset_t set;
+    stop_sigset(&set);
+    uint64_t now = ll_now_ns();
+    uint64_t deadline = ns > UINT64_MAX - now ? UINT64_MAX : now + ns;
+    while ((now = ll_now_ns()) < deadline) {
+        uint64_t left_ns = deadline - now;
+        struct timespec left = {(time_t)(left_ns / LL_NS_PER_SEC), (long)(left_ns % LL_NS_PER_SEC)};
+        int sig = sigtimedwait(&set, NULL, &left);
+        if (sig == SIGINT || sig == SIGTERM)
+            return 1;
+        if (sig < 0 && errno != EINTR && errno != EAGAIN) {
+            ll_errorf("warning: sigtimedwait: %s", strerror(errno));
+            return 0;
+        }
+    }
+    return 0;
+}
+
 int run_setup_wait_ready(const struct run_config *cfg, uint64_t timeout_ns, char *err,
                          size_t errlen)
 {

@@ -189,6 +189,15 @@ void run_setup_energy(struct scraper *const *gs, size_t n, const struct driver_r
  * stopped in phase. 0 when none came. */
 int run_setup_stopped(struct run_setup *rs, const char *phase);
 
+/* After a run whose result files are all written (run_setup_finish):
+ * wait ns (any value; a span past the clock's end waits until a signal)
+ * for a stop signal, asleep in sigtimedwait on SIGINT and SIGTERM, which
+ * stay blocked from run_setup_open, so one that came before the call ends
+ * it at once. Returns 1 when one came (taken, and not recorded:
+ * rs->stopped_in and run.json stay as the run left them), 0 when ns
+ * passed. For --expose-linger. */
+int run_setup_linger(struct run_setup *rs, uint64_t ns);
+
 /* The end of --model's background probe of /models, before the summary:
  * join it (its warning, when it does not list the model, goes to stderr
  * now, ahead of the summary it is about) and return the note for the

@@ -1541,3 +1541,17 @@ int harness_expose_announced_port(const char *path)
     }
     return -1;
 }
+
+char *harness_wait_text(const char *path, const char *needle, int timeout_ms)
+{
+    for (int waited_ms = 0;; waited_ms += 50) {
+        char *text = access(path, F_OK) == 0 ? harness_read_file(path, NULL) : NULL;
+        if (text && strstr(text, needle))
+            return text;
+        if (waited_ms >= timeout_ms)
+            fail_msg("no \"%s\" in %s within %d ms; it holds:\n%s", needle, path, timeout_ms,
+                     text ? text : "");
+        free(text);
+        harness_sleep_ms(50);
+    }
+}

@@ -607,4 +607,11 @@ double harness_page_value(const char *page, const char *name);
  * the test with the file's text. */
 int harness_expose_announced_port(const char *path);
 
+/* linger */
+
+/* Wait up to timeout_ms for the file at path to hold needle (say a line a
+ * background llmload writes on stderr), looking every 50 ms; fails the
+ * test past it, showing the file's text. Returns the text (caller frees). */
+char *harness_wait_text(const char *path, const char *needle, int timeout_ms);
+
 #endif

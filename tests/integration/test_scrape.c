@@ -19,6 +19,7 @@
 
 #include "harness.h"
 #include "test.h"
+#include "util/util.h"
 
 /* The background client of the --expose test, killed if a check fails. */
 static pid_t cur_client;
@@ -298,26 +299,45 @@ static char *scrape_expose(int port)
     return resp;
 }
 
+/* A run in the background on the small sim: `llmload run --url <sim>/v1
+ * --out <tmp>/r --quiet <args...>` (args NULL-terminated), its pid in
+ * cur_client (the teardown kills it if a check fails), its stdout and
+ * stderr in files beside r. */
+struct bg_run {
+    char *tmp; /* harness_tmpdir's; the test removes and frees it */
+    char out[600], errp[600];
+};
+
+static void bg_run_start(struct bg_run *r, const char *const *args)
+{
+    sim_start_small();
+    r->tmp = harness_tmpdir();
+    char outp[600], url[200];
+    snprintf(r->out, sizeof r->out, "%s/r", r->tmp);
+    snprintf(outp, sizeof outp, "%s/r.stdout", r->tmp);
+    snprintf(r->errp, sizeof r->errp, "%s/r.stderr", r->tmp);
+    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
+    const char *run[] = {"run", "--url", url, "--out", r->out, "--quiet", NULL};
+    struct harness_argv a = {0};
+    harness_argv_add(&a, run);
+    harness_argv_add(&a, args);
+    cur_client = harness_spawn(a.v, outp, r->errp, -1, NULL, NULL);
+}
+
 /* --expose, scraped by this test while the run is in progress: the
  * counters rise between two scrapes two seconds apart. */
 static void test_expose_while_running(void **state)
 {
-    sim_start_small();
-    char *tmp = harness_tmpdir();
-    char out[600], outp[600], errp[600], url[200], addr[64];
-    snprintf(out, sizeof out, "%s/r", tmp);
-    snprintf(outp, sizeof outp, "%s/r.stdout", tmp);
-    snprintf(errp, sizeof errp, "%s/r.stderr", tmp);
-    snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    const char *args[] = {
-        "run",       "--url",    url,          "--out", out,        "--quiet",     "--rate", "10",
-        "--arrival", "constant", "--duration", "4s",    "--expose", "127.0.0.1:0", WORK,     NULL};
-    pid_t pid = harness_spawn(args, outp, errp, -1, NULL, NULL);
-    cur_client = pid;
+    const char *args[] = {"--rate", "10",       "--arrival",   "constant", "--duration",
+                          "4s",     "--expose", "127.0.0.1:0", WORK,       NULL};
+    struct bg_run r;
+    bg_run_start(&r, args);
+    pid_t pid = cur_client;
     /* Port 0 and the port the run says it listens on: a port picked
      * free beforehand (harness_free_port) could be taken by another
      * process before the run binds it. */
-    int port = harness_expose_announced_port(errp);
+    int port = harness_expose_announced_port(r.errp);
+    char addr[64];
     snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
     char *first = NULL;
     for (int i = 0; i < 100 && !first; i++) {
@@ -370,8 +390,116 @@ static void test_expose_while_running(void **state)
     cur_client = 0;
     assert_true(WIFEXITED(status));
     assert_true(WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1);
-    harness_rm_rf(tmp);
-    free(tmp);
+    harness_rm_rf(r.tmp);
+    free(r.tmp);
+}
+
+/* run.json's outcome.exit_status: the run's own exit status, written
+ * with every result file before any linger. */
+static int outcome_exit_status(const char *dir)
+{
+    json_t *run = harness_json_load(dir, "run.json");
+    int code = (int)harness_num(run, "outcome.exit_status");
+    json_decref(run);
+    return code;
+}
+
+/* --expose-linger: once every result file is written (summary.json and
+ * report.html exist when it says so), the final page stays up:
+ * llmload_run_finished 1 and each counter at the run's total, which is
+ * requests.jsonl's line count with the warm-up's requests in it. Ctrl-C
+ * then ends the linger at once (it was 60 s), with the run's own exit
+ * status, and leaves run.json as the run wrote it. */
+static void test_expose_linger_final_page(void **state)
+{
+    const char *args[] = {
+        "--rate", "10", "--arrival", "constant",    "--duration",      "1.5s", "--warmup",
+        "500ms",  WORK, "--expose",  "127.0.0.1:0", "--expose-linger", "60s",  NULL};
+    struct bg_run r;
+    bg_run_start(&r, args);
+    const char *out = r.out;
+    char path[700];
+    int port = harness_expose_announced_port(r.errp);
+    free(harness_wait_text(r.errp, "serving the final /metrics", 60000));
+    static const char *const files[] = {"summary.json", "report.html", "run.json"};
+    for (size_t i = 0; i < LL_ARRAY_LEN(files); i++) {
+        snprintf(path, sizeof path, "%s/%s", out, files[i]);
+        if (access(path, F_OK) != 0)
+            fail_msg("%s not written before the linger", files[i]);
+    }
+    char *page = scrape_expose(port);
+    assert_non_null(page);
+    assert_non_null(strstr(page, "200 OK"));
+    json_t *recs = harness_jsonl_in(out, "requests.jsonl");
+    double n = (double)json_array_size(recs);
+    json_decref(recs);
+    json_t *s = harness_json_load(out, "summary.json");
+    /* 10/s, evenly spaced, for 1.5 s: 15 records (one either way for an
+     * arrival on a boundary), the warm-up's 5 among them, which the
+     * window's count leaves out. */
+    ASSERT_NEAR(n, 15, 1);
+    assert_true(harness_num(s, "requests.scheduled") < n);
+    json_decref(s);
+    ASSERT_NEAR(harness_page_value(page, "llmload_run_finished"), 1, 0);
+    ASSERT_NEAR(harness_page_value(page, "llmload_requests_scheduled_total"), n, 0);
+    ASSERT_NEAR(harness_page_value(page, "llmload_requests_sent_total"), n, 0);
+    ASSERT_NEAR(harness_page_value(page, "llmload_requests_completed_total{kind=\"ok\"}"), n, 0);
+    ASSERT_NEAR(harness_page_value(page, "llmload_output_tokens_total"), n * 20, 0);
+    ASSERT_NEAR(harness_page_value(page, "llmload_requests_in_flight"), 0, 0);
+    free(page);
+
+    int want = outcome_exit_status(out);
+    assert_true(want == 0 || want == 1);
+    assert_int_equal(kill(cur_client, SIGINT), 0);
+    uint64_t t0 = ll_now_ns();
+    int status = harness_reap(cur_client, 10000);
+    double waited_s = (double)(ll_now_ns() - t0) / 1e9;
+    cur_client = 0;
+    assert_int_equal(status, want);
+    if (waited_s > 3)
+        fail_msg("the linger took %.1f s to end after SIGINT", waited_s);
+    assert_int_equal(outcome_exit_status(out), want);
+    char *err = harness_read_file(r.errp, NULL);
+    const char *line = strstr(err, "serving the final /metrics");
+    assert_null(strstr(line + 1, "serving the final /metrics"));
+    assert_null(strstr(err, "interrupt"));
+    free(err);
+    harness_rm_rf(r.tmp);
+    free(r.tmp);
+}
+
+/* A linger that runs out ends the process by itself, with the run's exit
+ * status, no sooner than the load and the linger together (0.5 s + 1 s). */
+static void test_expose_linger_expires(void **state)
+{
+    sim_start_small();
+    const char *args[] = {"--rate",          "10",    "--arrival", "constant",
+                          "--duration",      "500ms", "--expose",  "127.0.0.1:0",
+                          "--expose-linger", "1s",    WORK,        NULL};
+    int status = -1;
+    char *o = NULL, *e = NULL;
+    uint64_t t0 = ll_now_ns();
+    char *dir = harness_run_against_sim("run", NULL, args, 60, &status, &o, &e);
+    double took_s = (double)(ll_now_ns() - t0) / 1e9;
+    if (!strstr(e, "llmload: results written; serving the final /metrics for 1"))
+        fail_msg("no linger line; exit %d, stderr:\n%s", status, e);
+    assert_int_equal(status, outcome_exit_status(dir));
+    assert_true(status == 0 || status == 1);
+    assert_true(took_s >= 1.5);
+    free(o);
+    free(e);
+    harness_results_free(dir);
+}
+
+/* --expose-linger goes with --expose, and takes a duration. */
+static void test_expose_linger_usage(void **state)
+{
+    HARNESS_EXPECT_USAGES(
+        {{"run", "--rate", "1", "--expose-linger", "30s"}, "--expose-linger: goes with --expose"},
+        {{"run", "--rate", "1", "--expose", "127.0.0.1:0", "--expose-linger", "soon"},
+         "--expose-linger: expected a duration"},
+        {{"run", "--rate", "1", "--expose", "127.0.0.1:0", "--expose-linger", "-1s"},
+         "--expose-linger: expected a duration"});
 }
 
 HARNESS_MAIN(cmocka_unit_test_teardown(test_overload_queue_rises, sim_teardown),
@@ -379,4 +507,7 @@ HARNESS_MAIN(cmocka_unit_test_teardown(test_overload_queue_rises, sim_teardown),
              cmocka_unit_test_teardown(test_warmup_counted, sim_teardown),
              cmocka_unit_test_teardown(test_prompt_counter_and_cache, sim_teardown),
              cmocka_unit_test_teardown(test_failing_url_is_a_gap, sim_teardown),
-             cmocka_unit_test_teardown(test_expose_while_running, sim_teardown))
+             cmocka_unit_test_teardown(test_expose_while_running, sim_teardown),
+             cmocka_unit_test_teardown(test_expose_linger_final_page, sim_teardown),
+             cmocka_unit_test_teardown(test_expose_linger_expires, sim_teardown),
+             cmocka_unit_test(test_expose_linger_usage))
