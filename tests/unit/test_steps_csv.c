@@ -19,19 +19,6 @@ static void step_make(struct sweep_step *s)
     s->stats.completed = 1;
 }
 
-/* The file at path, whole (under 64 KiB). Caller frees. */
-static char *read_back(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    assert_true(n > 0 && n < sizeof buf - 1);
-    buf[n] = '\0';
-    fclose(f);
-    return strdup(buf);
-}
-
 /* Field col of the first data row of csv, copied into out (len bytes).
  * Fails the test when there is no such column or row. A quoted field
  * ("...") keeps its quotes; none of ours holds a quote. */
@@ -122,7 +109,8 @@ static char *write_csv(int (*write)(const char *, const struct sweep_step *, siz
     snprintf(path, sizeof path, "%s/out.csv", dir);
     if (write(path, steps, n, err, sizeof err) != 0)
         fail_msg("%s", err);
-    char *text = read_back(path);
+    size_t len = 0;
+    char *text = test_read_path(path, &len);
     unlink(path);
     rmdir(dir);
     return text;
