@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -120,12 +121,32 @@ _Static_assert(sizeof steps_csv_columns / sizeof steps_csv_columns[0] ==
                    N_FIXED + REC_KIND_COUNT - 1 + N_SERVER + N_HOLD + N_LATER,
                "one error column per kind other than ok");
 
+/* ,v as the shortest decimal that strtod reads back as exactly v, never in
+ * exponent form (a spreadsheet or awk takes 1.23457e+06 as a rounded
+ * count): 1234567, 0.000123, 9.983333333333334; -0 as 0; an empty field
+ * for NaN and the infinities. The least %e precision that round-trips
+ * gives the significant digits (17 always do); %f with as many decimals as
+ * they reach below the point writes the same digits out in full. The one
+ * rule for every real of steps.csv and classes.csv (docs/formats.md). */
 static void num(FILE *f, double v)
 {
-    if (isfinite(v))
-        fprintf(f, ",%.6g", v);
-    else
+    if (!isfinite(v)) {
         fputc(',', f);
+        return;
+    }
+    if (v == 0) {
+        fputs(",0", f);
+        return;
+    }
+    char buf[32];
+    int prec = 0;
+    snprintf(buf, sizeof buf, "%.*e", prec, v);
+    while (prec < 16 && strtod(buf, NULL) != v) {
+        prec++;
+        snprintf(buf, sizeof buf, "%.*e", prec, v);
+    }
+    long exp10 = strtol(strchr(buf, 'e') + 1, NULL, 10);
+    fprintf(f, ",%.*f", exp10 < prec ? (int)(prec - exp10) : 0, v);
 }
 
 /* The n numbers of v, each as num writes it. */
@@ -152,12 +173,11 @@ static void step_lead(FILE *f, const struct sweep_step *s)
     num(f, s->f.offered_rps);
 }
 
+/* ,ns in milliseconds as num writes them, or an empty field when not
+ * defined. Below 1e15 ns (11 days) that is the exact nanoseconds: 18.416127. */
 static void ms(FILE *f, uint64_t ns, int defined)
 {
-    if (defined)
-        fprintf(f, ",%.3f", (double)ns / 1e6);
-    else
-        fputc(',', f);
+    num(f, defined ? (double)ns / 1e6 : NAN);
 }
 
 static void pcts(FILE *f, const uint64_t *v, int defined)

@@ -1,9 +1,10 @@
 /* steps.csv: one row per sweep step, for spreadsheets and scripts.
  *
  * The columns are fixed and documented in docs/formats.md ("steps.csv");
- * the first line is the header. Times are in milliseconds (floating point),
- * rates in per second, fractions in 0..1; an undefined figure is an empty
- * field. */
+ * the first line is the header. Times are in milliseconds, rates in per
+ * second, fractions in 0..1; an undefined figure is an empty field. Counts
+ * are integers; every other number is the shortest decimal that reads back
+ * as exactly the double, never in exponent form ("1234567", "0.000123"). */
 #ifndef LL_STEPS_CSV_H
 #define LL_STEPS_CSV_H
 

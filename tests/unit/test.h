@@ -88,15 +88,10 @@ static inline int test_run_named(void (*const fns[])(void **), size_t n, const c
         return test_run_named(fns, sizeof fns / sizeof fns[0], #__VA_ARGS__);                      \
     }
 
-/* Read tests/data/<dir>/<name> (from the repository root, or from
- * $LLMLOAD_DATA/<dir>/) whole, NUL-terminated; its length in *len. Fails
- * the test when the file cannot be read. Caller frees. */
-static inline char *test_read_data(const char *dir, const char *name, size_t *len)
+/* Read the file at path whole, NUL-terminated; its length in *len. Fails
+ * the test when it cannot be read. Caller frees. */
+static inline char *test_read_path(const char *path, size_t *len)
 {
-    char path[512];
-    const char *root = getenv("LLMLOAD_DATA");
-    int n = snprintf(path, sizeof path, "%s/%s/%s", root ? root : "tests/data", dir, name);
-    assert_true(n > 0 && (size_t)n < sizeof path);
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         fail_msg("cannot open %s (run from the repository root)", path);
@@ -111,6 +106,17 @@ static inline char *test_read_data(const char *dir, const char *name, size_t *le
     buf[sz] = '\0';
     *len = (size_t)sz;
     return buf;
+}
+
+/* Read tests/data/<dir>/<name> (from the repository root, or from
+ * $LLMLOAD_DATA/<dir>/) as test_read_path does. Caller frees. */
+static inline char *test_read_data(const char *dir, const char *name, size_t *len)
+{
+    char path[512];
+    const char *root = getenv("LLMLOAD_DATA");
+    int n = snprintf(path, sizeof path, "%s/%s/%s", root ? root : "tests/data", dir, name);
+    assert_true(n > 0 && (size_t)n < sizeof path);
+    return test_read_path(path, len);
 }
 
 #endif

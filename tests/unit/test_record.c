@@ -230,6 +230,88 @@ static void test_jsonl_full(void **state)
     json_decref(j);
 }
 
+#ifndef LL_FORMATS_MD
+#error "the Makefile passes LL_FORMATS_MD, the path of docs/formats.md"
+#endif
+
+/* The keys docs/formats.md documents for requests.jsonl, in its order: the
+ * first `code` of each table row between "## requests.jsonl" and the next
+ * heading. Puts at most cap of them in keys (pointers into text, each cut
+ * at its closing backtick) and returns how many. */
+static size_t documented_keys(char *text, char **keys, size_t cap)
+{
+    char *p = strstr(text, "\n## requests.jsonl\n");
+    if (p == NULL)
+        fail_msg("%s has no \"## requests.jsonl\" section", LL_FORMATS_MD);
+    size_t n = 0;
+    for (p = strchr(p + 1, '\n'); p != NULL && p[1] != '#'; p = strchr(p + 1, '\n')) {
+        if (strncmp(p + 1, "| `", 3) != 0)
+            continue;
+        char *key = p + 4, *end = strchr(key, '`');
+        assert_non_null(end);
+        assert_true(n < cap);
+        *end = '\0';
+        keys[n++] = key;
+        p = end;
+    }
+    return n;
+}
+
+/* requests.jsonl's keys as record.c writes them are the ones
+ * docs/formats.md's table documents, in its order ("Every line has every
+ * field below, in this order"). The record has every byte 0x01, so each
+ * field that is written only when set (images, cold, step, session, ...)
+ * is set, a field added later included. */
+static void test_keys_documented(void **state)
+{
+    size_t len = 0;
+    char *doc = test_read_path(LL_FORMATS_MD, &len);
+    char *keys[64];
+    size_t n = documented_keys(doc, keys, LL_ARRAY_LEN(keys));
+    assert_true(n > 0);
+
+    struct record r;
+    memset(&r, 0x01, sizeof r);
+    r.kind = REC_OK;
+    r.tokens_source = REC_TOKENS_USAGE;
+    r.cls = "chat";
+    snprintf(r.finish_reason, sizeof r.finish_reason, "stop");
+    snprintf(r.detail, sizeof r.detail, "detail");
+    char *line = jsonl_of(&r, &len);
+    json_t *j = roundtrip(&r);
+    const char *key;
+    json_t *v;
+    json_object_foreach(j, key, v)
+    {
+        size_t i = 0;
+        while (i < n && strcmp(keys[i], key) != 0)
+            i++;
+        if (i == n)
+            fail_msg("requests.jsonl key \"%s\" is written (src/measure/record.c) but not "
+                     "in %s's requests.jsonl table",
+                     key, LL_FORMATS_MD);
+    }
+    const char *at = line;
+    for (size_t i = 0; i < n; i++) {
+        char quoted[80];
+        snprintf(quoted, sizeof quoted, "\"%s\":", keys[i]);
+        if (json_object_get(j, keys[i]) == NULL)
+            fail_msg("requests.jsonl key \"%s\" is in %s's table but never written "
+                     "(src/measure/record.c)",
+                     keys[i], LL_FORMATS_MD);
+        const char *k = strstr(line, quoted);
+        if (k < at)
+            fail_msg("requests.jsonl key \"%s\" is written before \"%s\", not in the "
+                     "table's order: %s",
+                     keys[i], keys[i - 1], line);
+        at = k;
+    }
+    assert_int_equal(json_object_size(j), n);
+    json_decref(j);
+    free(line);
+    free(doc);
+}
+
 /* The first n by schedule index, or by session in a session run. */
 static void test_cold_start_rule(void **state)
 {
@@ -627,6 +709,7 @@ static void assert_same_record(const struct record *a, const struct record *b)
     assert_int_equal(b->session, a->session);
     assert_int_equal(b->turn, a->turn);
     assert_int_equal(b->endpoint, a->endpoint);
+    assert_int_equal(b->inputs, a->inputs);
     assert_string_equal(b->detail, a->detail);
 }
 
@@ -650,6 +733,7 @@ static void test_read_back_full(void **state)
     r.ignore_eos = 1;
     r.images = 3;
     r.request_bytes = 123456789012ULL;
+    r.inputs = 4;
     snprintf(r.finish_reason, sizeof r.finish_reason, "content_filter");
     snprintf(r.detail, sizeof r.detail, "idle \"30s\" \\ after\ttoken 12, caf\xc3\xa9");
     write_and_read(&r, &back, cls);
@@ -877,7 +961,7 @@ static void test_read_repeated(void **state)
     assert_int_equal(unlink(path), 0);
 }
 
-UNIT_TESTS(test_kind_names, test_init, test_jsonl_full, test_cold_start_rule, test_jsonl_nulls,
-           test_jsonl_escaping, test_jsonl_write_error, test_derived, test_itl_req,
-           test_jsonl_matches_printf, test_read_back_full, test_read_back_absent,
+UNIT_TESTS(test_kind_names, test_init, test_jsonl_full, test_keys_documented, test_cold_start_rule,
+           test_jsonl_nulls, test_jsonl_escaping, test_jsonl_write_error, test_derived,
+           test_itl_req, test_jsonl_matches_printf, test_read_back_full, test_read_back_absent,
            test_read_bad_lines, test_read_file, test_read_repeated)
