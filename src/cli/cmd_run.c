@@ -71,7 +71,8 @@ static void run_usage(FILE *f)
         "  --rate R                 open loop: R requests/s (e.g. 20, 1.5k)\n"
         "  --arrival KIND           constant, poisson (default) or gamma\n"
         "  --burstiness K           gamma shape, CV = 1/sqrt(K) (default 1 = Poisson)\n"
-        "  --ramp-to R2             rate goes linearly from R to R2 over the duration\n"
+        "  --ramp-to R2             rate goes linearly from R to R2 over the duration (R may be\n"
+        "                           0: a ramp up from nothing; R2 > 0)\n"
         "  --burst at=T,count=N[,prompt-tokens=P,output-tokens=Q]\n"
         "                           N extra requests all at T (repeatable; e.g. a cron job on the\n"
         "                           hour, or a burst of maximum-length prompts)\n"
@@ -552,26 +553,48 @@ static int bounds_config(const struct run_opts *o, struct run_config *cfg, char 
     return 0;
 }
 
-/* Open loop, capped or not: --rate, --ramp-to, --burst, --max-concurrency
- * and --on-cap. */
-static int open_config(const struct run_opts *o, const struct run_session_opts *so,
-                       uint64_t seed, struct run_config *cfg, char *err, size_t errlen)
+/* --rate and --ramp-to into cfg's arrivals. The start rate may be 0
+ * only at the start of a ramp (a ramp up from nothing). A ramp down to 0
+ * is refused: to the arrivals a target of 0 means no ramp, and a rate of
+ * 0 after the ramp would leave the rest of the run with no arrival. */
+static int open_rates(const struct run_opts *o, struct run_config *cfg, char *err, size_t errlen)
 {
-    static struct burst bursts[RUN_MAX_BURSTS]; /* lives as long as the run */
-    cfg->mode = o->max_conc ? LOAD_CAPPED : LOAD_OPEN;
     struct arrival_config *a = &cfg->arrival;
-    double rate;
-    if (runopts_rate("--rate", o->rate, &rate, err, errlen) != 0 ||
-        runopts_arrival(o, seed, a, err, errlen) != 0)
+    double x;
+    int from_zero = ll_parse_count(o->rate, &x) == 0 && x == 0;
+    if (!from_zero && runopts_rate("--rate", o->rate, &a->rate_per_s, err, errlen) != 0)
         return LL_E_INVAL;
-    a->rate_per_s = rate;
     if (o->ramp_to) {
+        if (ll_parse_count(o->ramp_to, &x) == 0 && x == 0)
+            return runopts_errf(err, errlen,
+                                "--ramp-to: expected a positive rate, got \"%s\" "
+                                "(a ramp down to 0 is not supported)",
+                                o->ramp_to);
         if (runopts_rate("--ramp-to", o->ramp_to, &a->ramp_to_per_s, err, errlen) != 0)
             return LL_E_INVAL;
         if (!cfg->duration_ns)
             return runopts_errf(err, errlen, "--ramp-to: needs --duration (the ramp spans it)");
         a->ramp_ns = cfg->duration_ns;
+    } else if (from_zero) {
+        return runopts_errf(err, errlen,
+                            "--rate 0 needs --ramp-to R2 (a ramp up from 0); "
+                            "else expected a positive number (e.g. 20 or 1.5k)");
     }
+    if (from_zero)
+        a->rate_per_s = 0;
+    return 0;
+}
+
+/* Open loop, capped or not: --rate, --ramp-to, --burst, --max-concurrency
+ * and --on-cap. */
+static int open_config(const struct run_opts *o, const struct run_session_opts *so, uint64_t seed,
+                       struct run_config *cfg, char *err, size_t errlen)
+{
+    static struct burst bursts[RUN_MAX_BURSTS]; /* lives as long as the run */
+    cfg->mode = o->max_conc ? LOAD_CAPPED : LOAD_OPEN;
+    struct arrival_config *a = &cfg->arrival;
+    if (open_rates(o, cfg, err, errlen) != 0 || runopts_arrival(o, seed, a, err, errlen) != 0)
+        return LL_E_INVAL;
     char why[200];
     if (arrival_config_check(a, why, sizeof why) != 0)
         return runopts_errf(err, errlen, "--rate: %s", why);

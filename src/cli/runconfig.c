@@ -315,17 +315,22 @@ void runopts_mode_label(const struct run_config *cfg, char *buf, size_t len)
                      ll_fmt_duration(cfg->pace_ns, p, sizeof p));
         else
             snprintf(buf, len, "closed-loop, %u users", cfg->users);
-    } else if (cfg->mode == LOAD_CAPPED) {
-        snprintf(buf, len, "capped open-loop %s %g/s, max-concurrency %u (%s)",
-                 arrival_kind_name(cfg->arrival.kind), cfg->arrival.rate_per_s,
-                 cfg->max_concurrency, cfg->on_cap_drop ? "drop" : "queue");
-    } else if (cfg->arrival.ramp_to_per_s > 0) {
-        snprintf(buf, len, "open-loop %s, ramp %g/s to %g/s", arrival_kind_name(cfg->arrival.kind),
-                 cfg->arrival.rate_per_s, cfg->arrival.ramp_to_per_s);
-    } else {
-        snprintf(buf, len, "open-loop %s %g/s", arrival_kind_name(cfg->arrival.kind),
-                 cfg->arrival.rate_per_s);
+        return;
     }
+    /* The rates, a ramp's both ends: a capped ramp said only its start
+     * ("capped open-loop constant 0/s" for --rate 0 --ramp-to 40). */
+    char rates[96];
+    const char *kind = arrival_kind_name(cfg->arrival.kind);
+    if (cfg->arrival.ramp_to_per_s > 0)
+        snprintf(rates, sizeof rates, "%s, ramp %g/s to %g/s", kind, cfg->arrival.rate_per_s,
+                 cfg->arrival.ramp_to_per_s);
+    else
+        snprintf(rates, sizeof rates, "%s %g/s", kind, cfg->arrival.rate_per_s);
+    if (cfg->mode == LOAD_CAPPED)
+        snprintf(buf, len, "capped open-loop %s, max-concurrency %u (%s)", rates,
+                 cfg->max_concurrency, cfg->on_cap_drop ? "drop" : "queue");
+    else
+        snprintf(buf, len, "open-loop %s", rates);
 }
 
 void runopts_raise_nofile(void)

@@ -310,10 +310,13 @@ static void supervisor_init(struct supervisor *sv, const struct driver *d)
     }
     sv->live_every_ns = cfg->live_interval_ns ? cfg->live_interval_ns : LL_NS_PER_SEC;
     sv->next_live_abs_ns = cfg->live_cb ? d->run_start_ns : UINT64_MAX;
-    /* A shard offers its share of the rate and runs its share of the users. */
+    /* A shard offers its share of the rate and runs its share of the users.
+     * The rate is the summary's offered one, a ramp's mean and bursts
+     * included: the start rate said "0.0/s offered" all through a ramp
+     * from 0. */
     progress_line_init(&sv->pl, d->run_start_ns, cfg->progress == 1, cfg->mode == LOAD_CLOSED,
                        (uint32_t)driver_share(cfg, cfg->users),
-                       cfg->arrival.rate_per_s / (double)driver_shards(cfg));
+                       offer_rate_per_s(cfg) / (double)driver_shards(cfg));
     sv->progress_every_ns = cfg->progress_interval_ns ? cfg->progress_interval_ns : LL_NS_PER_SEC;
     sv->next_progress_abs_ns = cfg->progress ? d->run_start_ns + sv->progress_every_ns : UINT64_MAX;
     sv->sample_every_ns = cfg->sample_interval_ns ? cfg->sample_interval_ns : 100 * LL_NS_PER_MS;

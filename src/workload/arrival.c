@@ -78,6 +78,9 @@ void arrival_init(struct arrival *a, const struct arrival_config *c)
     a->cfg = *c;
     rng_seed(&a->rng, c->seed, RNG_STREAM_ARRIVAL);
     a->r0_per_ns = c->rate_per_s / 1e9;
+    /* A rate of 0 at the start offers nothing there: the first constant
+     * arrival is where one arrival is due, not at 0 (L^-1(0)). */
+    a->constant_base = c->rate_per_s > 0 ? 0 : 1;
     a->r1_per_ns = a->r0_per_ns;
     if (c->ramp_to_per_s > 0 && c->ramp_ns > 0) {
         a->r1_per_ns = c->ramp_to_per_s / 1e9;
@@ -152,9 +155,7 @@ double arrival_expected(const struct arrival *a, uint64_t t_ns)
 uint64_t arrival_next_ns(struct arrival *a)
 {
     switch (a->cfg.kind) {
-    case ARRIVAL_CONSTANT:
-        a->pos = (double)a->index;
-        break;
+    case ARRIVAL_CONSTANT: a->pos = a->constant_base + (double)a->index; break;
     case ARRIVAL_POISSON:
         a->pos -= log(rng_uniform(&a->rng));
         break;

@@ -13,7 +13,9 @@
  *
  *   constant  increments exactly 1; the first arrival is at 0, the i-th
  *             (from 0) at L^-1(i), rounded to the nearest ns, recomputed
- *             from i each time so spacing never drifts.
+ *             from i each time so spacing never drifts. A ramp from 0
+ *             has no arrival at 0, where its rate is 0: its i-th is at
+ *             L^-1(i + 1) (0 to R over T: the first at T sqrt(2 / RT)).
  *   poisson   increments Exp(1); the first arrival is at L^-1(E1) (a
  *             Poisson process started at 0 has no arrival at 0).
  *   gamma     increments Gamma(k, 1/k): mean 1, CV 1/sqrt(k) (k =
@@ -61,6 +63,8 @@ struct arrival {
     uint64_t index;        /* arrivals returned so far */
     double pos;            /* cumulative intensity of the last arrival,
                               in expected arrivals since the start */
+    double constant_base;  /* the constant kind's first pos: 0, or 1
+                              for a ramp from 0 (no arrival at 0) */
     double r0_per_ns;      /* rate at the start, per ns */
     double r1_per_ns;      /* rate after the ramp (= r0 without one) */
     double ramp_ns;        /* ramp length in ns; 0 = no ramp */
@@ -94,7 +98,8 @@ uint64_t arrival_next_ns(struct arrival *a);
 /* L(t_ns): the expected arrivals of a's process in [0, t_ns], the
  * integral of its rate (the ramp's and the switch's included). A pure
  * function of a's config, whatever it has drawn. For a constant process
- * the i-th arrival (from 0) lands at L^-1(i), so [0, t) holds ceil(L(t)). */
+ * the i-th arrival (from 0) lands at L^-1(i), so [0, t) holds ceil(L(t));
+ * in a ramp from 0 at L^-1(i + 1), so (0, t] holds floor(L(t)). */
 double arrival_expected(const struct arrival *a, uint64_t t_ns);
 
 /* Parse "constant", "poisson" or "gamma" into *out. Returns 0 or

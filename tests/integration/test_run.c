@@ -154,6 +154,54 @@ static void test_offered_ramp_and_burst(void **state)
     }
 }
 
+/* A ramp from nothing: --rate 0 --ramp-to 40 over 2 s (the parent
+ * refused --rate 0) offers L(2) = 40 arrivals, 20.00 req/s. Constant
+ * arrivals land at L^-1(1), L^-1(2), ... = 2 sqrt(i / 40) s: the first at
+ * 0.316 s, none at 0 where the rate is 0, and the 40th at 2 s, past the
+ * run, so 39 are sent. run.json keeps the start rate, 0. Capped at 4 in
+ * flight (the sim's 1 ms steps keep fewer) the schedule is the same, and
+ * the label gives the ramp (it said "capped open-loop constant 0/s"). */
+static void test_offered_ramp_from_zero(void **state)
+{
+    const char *sargs[] = {"--step-base", "1ms", NULL};
+    const char *args[] = {"--rate",     "0",  "--ramp-to",       "40", "--arrival",    "constant",
+                          "--duration", "2s", "--output-tokens", "2",  "--ignore-eos", NULL};
+    const char *capped[] = {"--max-concurrency", "4", NULL};
+    const char *const *fixed[] = {NULL, capped};
+    const char *mode[] = {"open-loop constant, ramp 0/s to 40/s",
+                          "capped open-loop constant, ramp 0/s to 40/s, max-concurrency 4 (queue)"};
+    harness_cur_sim_start(sargs);
+    for (size_t c = 0; c < 2; c++) {
+        char *dir = harness_run_client(fixed[c], args, HARNESS_RC_OK_OR_INVALID, NULL);
+        json_t *s = harness_summary_load(dir);
+        json_t *thr = json_object_get(s, "throughput");
+        assert_string_equal(harness_sval(s, "mode"), mode[c]);
+        assert_true(harness_num(thr, "offered_rate_per_s") == 20);
+        assert_true(harness_num(thr, "intended_rate_per_s") == 20);
+        ASSERT_NEAR(harness_num(thr, "scheduled_rate_per_s"), 19.5, 1e-9);
+        json_decref(s);
+        struct harness_recs *r = harness_requests_load(dir);
+        assert_int_equal(r->n, 39);
+        int seen[39] = {0};
+        for (size_t k = 0; k < r->n; k++) {
+            int64_t id = harness_ival_req(r->items[k], "id");
+            assert_true(id >= 0 && id < 39);
+            seen[id]++;
+            double want = 2e9 * sqrt((double)(id + 1) / 40);
+            ASSERT_NEAR((double)harness_ival_req(r->items[k], "sched_ns"), want, 1.0);
+        }
+        for (size_t i = 0; i < 39; i++)
+            assert_int_equal(seen[i], 1);
+        harness_recs_free(r);
+        json_t *run = harness_json_load(dir, "run.json");
+        json_t *config = json_object_get(run, "config");
+        assert_true(harness_num(config, "rate_per_s") == 0);
+        assert_true(harness_num(config, "ramp_to_per_s") == 40);
+        json_decref(run);
+        harness_results_free(dir);
+    }
+}
+
 /* The same stall, open loop from the intended send times: ten samples,
  * mean 1.55 s, p95 5.0 s (tolerance 0.2 s for the mean and 0.25 s for each
  * sample: the client's clock starts a few ms after the sim's). */
@@ -1134,6 +1182,7 @@ static void test_steady_invalid(void **state)
 HARNESS_MAIN(cmocka_unit_test_teardown(test_co_closed_loop, harness_sim_teardown),
              cmocka_unit_test_teardown(test_closed_stagger_inside_run, harness_sim_teardown),
              cmocka_unit_test_teardown(test_offered_ramp_and_burst, harness_sim_teardown),
+             cmocka_unit_test_teardown(test_offered_ramp_from_zero, harness_sim_teardown),
              cmocka_unit_test_teardown(test_probe_failure_hint, harness_sim_tmp_teardown),
              cmocka_unit_test_teardown(test_empty_window_said, harness_sim_teardown),
              cmocka_unit_test_teardown(test_empty_window_warmup, harness_sim_teardown),

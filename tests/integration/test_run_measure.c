@@ -1489,6 +1489,11 @@ static void test_bad_flags(void **state)
         {{"--rate", "5", "--prefix-fraction", "0.5"}, "--prefix-fraction: needs --prefix-tokens"},
         {{"--rate", "5", "--slo", "ttft=1s,"}, "--slo: a trailing comma in \"ttft=1s,\""},
         {{"--rate", "5", "--duration", "5s", "--ramp-to", "2e9"}, "--ramp-to: expected a rate"},
+        /* 0 starts a ramp only; a ramp down to 0 is refused (the parent
+         * said "expected a positive number" to both) */
+        {{"--rate", "0"}, "--rate 0 needs --ramp-to"},
+        {{"--rate", "5", "--duration", "5s", "--ramp-to", "0"},
+         "--ramp-to: expected a positive rate, got \"0\" (a ramp down to 0 is not supported)"},
         {{"--rate", "5", "-H", "X-A: 1\r\nX-B: 2"}, "--header: expected \"Name: value\""},
         {{"--rate", "5", "-H", ": v"}, "--header: expected \"Name: value\""},
         {{"--rate", "5", "--expose", "x"}, "--expose: expected ADDR:PORT"},

@@ -1082,6 +1082,45 @@ static void test_progress_plain_lines(void **state)
     harness_recs_free(recs);
 }
 
+/* A ramp's progress line offers the summary's rate, the ramp's mean:
+ * 2/s to 6/s over 5.4 s offers 4.0/s (the parent said 2.0/s, the start
+ * rate, and 0.0/s all through a --rate 0 ramp). */
+static void test_progress_ramp_offered(void **state)
+{
+    harness_tmp_begin();
+    char url[200], out[600];
+    sim_start_instant(url, sizeof url);
+    harness_tmp_path(out, sizeof out, "r");
+    const char *args[] = {"run",
+                          "--url",
+                          url,
+                          "--out",
+                          out,
+                          "--no-metrics",
+                          "--threads",
+                          "1",
+                          "--rate",
+                          "2",
+                          "--ramp-to",
+                          "6",
+                          "--arrival",
+                          "constant",
+                          "--duration",
+                          "5.4s",
+                          "--output-tokens",
+                          "4",
+                          NULL};
+    struct client_res r;
+    client_run(args, NULL, 0, &r);
+    assert_ran(&r);
+    struct progress pl[8];
+    size_t n = progress_lines(r.err, "\n", pl, 8);
+    if (n != 1)
+        fail_msg("%zu progress lines, expected 1 (every 5 s of a 5.4 s run):\n%s", n, r.err);
+    ASSERT_NEAR(pl[0].offered_per_s, 4.0, 1e-9);
+    client_res_free(&r);
+}
+
 /* On a terminal (a pseudo-terminal here): the line is rewritten in place
  * ("\r" and erase-to-end) every second, then a closing line. A 2.5 s run
  * at 8/s, constant arrivals: two periodic lines at 1 s and 2 s, then the
@@ -1146,6 +1185,7 @@ int main(void)
         cmocka_unit_test_teardown(test_insecure_self_signed, teardown),
         cmocka_unit_test_teardown(test_https_at_plain_server, teardown),
         cmocka_unit_test_teardown(test_progress_plain_lines, teardown),
+        cmocka_unit_test_teardown(test_progress_ramp_offered, teardown),
         cmocka_unit_test_teardown(test_progress_terminal_and_quiet, teardown),
     };
     return harness_run_group(tests);

@@ -197,7 +197,53 @@ static void test_ramp(void **state)
     ASSERT_NEAR(count_between(&c, 0, 10 * s), 1000, 4 * sqrt(1000));
     ASSERT_NEAR(count_between(&c, 0, 5 * s), 250, 4 * sqrt(250));
     c.kind = ARRIVAL_CONSTANT;
-    assert_int_equal(count_between(&c, 0, 10 * s), 1001);
+    assert_int_equal(count_between(&c, 0, 10 * s), 1000); /* L^-1(1..1000), none at 0 */
+}
+
+/* A ramp from nothing, 0 to 50/s over 10 s (L(t) = 2.5 t^2, L(10) = 250):
+ * constant arrivals at exactly L^-1(1), L^-1(2), ... = 10 sqrt(i / 250) s,
+ * the first at 0.632 s, none at 0 where the rate is 0 (the parent put
+ * one there), then 50/s after the ramp. Poisson and gamma: a first
+ * arrival after 0, no NaN (UINT64_MAX) among them, and a quarter of the
+ * ramp's arrivals in its first half (L(5) = 62.5 of 250 at 0 to 50/s;
+ * 500 of 2000 at 0 to 400/s, checked within 6 SD of a Poisson count). */
+static void test_ramp_from_zero(void **state)
+{
+    const uint64_t s = LL_NS_PER_SEC;
+    struct arrival_config c = config(ARRIVAL_CONSTANT, 0, 0, 1);
+    c.ramp_to_per_s = 50;
+    c.ramp_ns = 10 * s;
+    struct arrival a;
+    start(&a, &c);
+    for (int i = 1; i <= 250; i++) {
+        double want = 10 * sqrt(i / 250.0) * 1e9;
+        uint64_t got = arrival_next_ns(&a);
+        if (fabs((double)got - want) > 1.0)
+            fail_msg("0 -> 50/s, arrival %d: %llu ns, expected %.1f", i, (unsigned long long)got,
+                     want);
+    }
+    assert_int_equal(arrival_next_ns(&a), 10 * s + 20 * LL_NS_PER_MS);
+    assert_int_equal(count_between(&c, 0, 5 * s), 62); /* floor(L(5)) */
+
+    static const enum arrival_kind kinds[] = {ARRIVAL_POISSON, ARRIVAL_GAMMA};
+    for (size_t j = 0; j < LL_ARRAY_LEN(kinds); j++) {
+        c = config(kinds[j], 0, 4, 5 + j);
+        c.ramp_to_per_s = 400;
+        c.ramp_ns = 10 * s;
+        start(&a, &c);
+        uint64_t prev = arrival_next_ns(&a);
+        assert_true(prev > 0);
+        for (int i = 0; i < 3000; i++) {
+            uint64_t t = arrival_next_ns(&a);
+            assert_true(t >= prev && t < 20 * s);
+            prev = t;
+        }
+        double first = (double)count_between(&c, 0, 5 * s - 1);
+        double second = (double)count_between(&c, 5 * s, 10 * s - 1);
+        ASSERT_NEAR(first, 500, 6 * sqrt(500));
+        ASSERT_NEAR(second, 1500, 6 * sqrt(1500));
+        ASSERT_NEAR(first / (first + second), 0.25, 0.05);
+    }
 }
 
 /* A rate switch. Constant arrivals are exact to the ns on both sides:
@@ -486,6 +532,6 @@ static void test_parse_kind(void **state)
     assert_int_equal(k, ARRIVAL_CONSTANT);
 }
 
-UNIT_TESTS(test_poisson_ks, test_gamma_cv, test_constant_exact, test_ramp,
+UNIT_TESTS(test_poisson_ks, test_gamma_cv, test_constant_exact, test_ramp, test_ramp_from_zero,
            test_switch_constant_exact, test_switch_random, test_switch_ramp, test_expected,
            test_determinism, test_config_check, test_parse_kind)
