@@ -177,7 +177,11 @@ static void test_mpirun_merge_matches_single(void **state)
     harness_sim_teardown(state);
     harness_cur_sim_start(NULL);
     snprintf(url, sizeof url, "%s/v1", harness_cur_sim.url);
-    harness_start_in(at, sizeof at, 2500);
+    /* 5 s for mpirun to start four clients and each to probe the sim: a
+     * rank past --start-at sends its arrivals late, and with 2.5 s four
+     * sanitized ranks beside a CPU hog and other jobs missed it (merged
+     * TTFT p50 854 ms against the single run's 14 ms). */
+    harness_start_in(at, sizeof at, 5000);
     /* mpirun ends every rank when one exits non-zero: a shard judged
      * INVALID (exit 1, a late wake on this shared machine) would cut the
      * others short. The sh wrapper passes 0 and 1 as 0. */
