@@ -1,8 +1,10 @@
 /* runexit.c: a run's exit status, and the one line on stderr that says
  * each reason for it (runsetup.h). docs/run.md's table is the contract. */
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cli/runsetup.h"
+#include "measure/expect.h"
 #include "measure/summary.h"
 #include "util/util.h"
 
@@ -51,4 +53,10 @@ int run_exit_status(const struct run_setup *rs, const struct summary_info *info,
     if (rs->stopped_in)
         code = LL_EXIT_INTR;
     return code;
+}
+
+void run_setup_judge(const struct expect_set *ex, json_t *sj, struct summary_info *info)
+{
+    fflush(stdout); /* the failed lines after the summary they judge */
+    info->expect_failed = expect_judge_summary(ex, sj, stderr) > 0;
 }

@@ -25,8 +25,6 @@
 #include "measure/expect.h"
 #include "measure/results.h"
 #include "measure/verdict.h"
-#include "metrics/energy.h"
-#include "metrics/promsource.h"
 #include "report/report_run.h"
 #include "util/util.h"
 #include "workload/trace.h"
@@ -528,32 +526,36 @@ static void stop_sigset(sigset_t *set)
     sigaddset(set, SIGTERM);
 }
 
+/* Wait up to ns for SIGINT or SIGTERM and take it: the signal, 0 when
+ * none came (or a wait cut short by another signal), -1 on an error. */
+static int stop_signal_wait(uint64_t ns)
+{
+    sigset_t set;
+    struct timespec t = {(time_t)(ns / LL_NS_PER_SEC), (long)(ns % LL_NS_PER_SEC)};
+    stop_sigset(&set);
+    int sig = sigtimedwait(&set, NULL, &t);
+    if (sig == SIGINT || sig == SIGTERM)
+        return sig;
+    return sig < 0 && errno != EINTR && errno != EAGAIN ? -1 : 0;
+}
+
 /* Take a pending SIGINT or SIGTERM: the signal, or 0 when none waits. */
 static int stop_signal_take(void)
 {
-    sigset_t set;
-    struct timespec zero = {0, 0};
-    stop_sigset(&set);
-    int sig = sigtimedwait(&set, NULL, &zero);
-    return sig == SIGINT || sig == SIGTERM ? sig : 0;
+    int sig = stop_signal_wait(0);
+    return sig > 0 ? sig : 0;
 }
 
 int run_setup_linger(struct run_setup *rs, uint64_t ns)
 {
-    sigset_t set;
-    stop_sigset(&set);
     uint64_t now = ll_now_ns();
     uint64_t deadline = ns > UINT64_MAX - now ? UINT64_MAX : now + ns;
-    while ((now = ll_now_ns()) < deadline) {
-        uint64_t left_ns = deadline - now;
-        struct timespec left = {(time_t)(left_ns / LL_NS_PER_SEC), (long)(left_ns % LL_NS_PER_SEC)};
-        int sig = sigtimedwait(&set, NULL, &left);
-        if (sig == SIGINT || sig == SIGTERM)
-            return 1;
-        if (sig < 0 && errno != EINTR && errno != EAGAIN) {
+    for (int sig = 0; sig == 0 && (now = ll_now_ns()) < deadline;) {
+        sig = stop_signal_wait(deadline - now);
+        if (sig < 0)
             ll_errorf("warning: sigtimedwait: %s", strerror(errno));
-            return 0;
-        }
+        if (sig)
+            return sig > 0;
     }
     return 0;
 }
@@ -798,12 +800,6 @@ int run_setup_results(struct run_setup *rs, const struct run_opts *o, const char
     return LL_EXIT_OK;
 }
 
-void run_setup_judge(const struct expect_set *ex, json_t *sj, struct summary_info *info)
-{
-    fflush(stdout); /* the failed lines after the summary they judge */
-    info->expect_failed = expect_judge_summary(ex, sj, stderr) > 0;
-}
-
 int run_setup_drive(struct run_setup *rs, const struct run_config *cfg)
 {
     char err[512];
@@ -816,44 +812,6 @@ int run_setup_drive(struct run_setup *rs, const struct run_config *cfg)
     if (rs->res.interrupted && !rs->stopped_in)
         rs->stopped_in = rs->res.stopped_in;
     return 0;
-}
-
-json_t *run_setup_classes(const struct run_config *cfg, const struct driver_result *res)
-{
-    if (!res->n_classes)
-        return NULL;
-    struct summary_class *classes = ll_calloc(res->n_classes, sizeof *classes);
-    char(*class_slo)[96] = ll_calloc(res->n_classes, sizeof *class_slo);
-    for (size_t k = 0; k < res->n_classes; k++) {
-        const struct slo *own = cfg->trace ? NULL : &cfg->workload.classes->classes[k].slo;
-        struct slo cs = own ? *slo_or(own, &cfg->slo) : cfg->slo;
-        classes[k].name = driver_class_name(cfg, k);
-        classes[k].s = &res->class_stats[k];
-        if (slo_is_set(&cs)) {
-            slo_format(&cs, class_slo[k], sizeof class_slo[k]);
-            classes[k].slo = class_slo[k];
-        }
-    }
-    summary_print_classes(stdout, classes, res->n_classes, res->window_ns);
-    json_t *j = summary_classes_json(classes, res->n_classes, res->window_ns);
-    free(classes);
-    free(class_slo);
-    return j;
-}
-
-json_t *run_setup_endpoints(const struct run_config *cfg, const struct driver_result *res)
-{
-    if (!res->n_endpoints)
-        return NULL;
-    const struct endpoints *e = &cfg->transport.endpoints;
-    struct summary_endpoint *eps = ll_calloc(res->n_endpoints, sizeof *eps);
-    for (size_t k = 0; k < res->n_endpoints; k++)
-        eps[k] = (struct summary_endpoint){
-            .url = e->url[k], .weight = e->weight[k], .s = &res->endpoint_stats[k]};
-    summary_print_endpoints(stdout, eps, res->n_endpoints, res->window_ns);
-    json_t *j = summary_endpoints_json(eps, res->n_endpoints, res->window_ns);
-    free(eps);
-    return j;
 }
 
 int run_setup_finish(struct run_setup *rs, json_t *sj, const struct summary_info *info)
@@ -967,47 +925,4 @@ void run_setup_close(struct run_setup *rs)
         pthread_sigmask(SIG_SETMASK, &rs->old_mask, NULL);
     }
     rs->masked = 0;
-}
-
-json_t *run_setup_report(const struct run_setup *rs, const struct run_config *cfg,
-                         const struct summary_info *info, const struct run_server_view *server,
-                         const struct energy_figures *energy)
-{
-    const struct driver_result *res = &rs->res;
-
-    summary_print(stdout, &res->stats, info);
-    json_t *classes = run_setup_classes(cfg, res);
-    json_t *endpoints = run_setup_endpoints(cfg, res);
-    if (res->stop_reason[0])
-        printf("offering stopped early: %s\n", res->stop_reason);
-    /* --prometheus: each replica's own figures over the run's span. */
-    struct promsource_replica *reps = ll_calloc(PROMSOURCE_MAX_REPLICAS, sizeof *reps);
-    struct promsource_staleness st;
-    size_t n_reps = promsource_replicas_join(rs->scraper, res->run_start_abs_ns,
-                                             res->run_start_abs_ns + res->elapsed_ns,
-                                             SCRAPE_SPAN_OUTER, reps, PROMSOURCE_MAX_REPLICAS, &st);
-    if (server)
-        scrape_join_print(stdout, server->join, server->join_rc, server->client, rs->scraper);
-    promsource_replicas_print(stdout, reps, n_reps, &st);
-    if (rs->n_gpu)
-        energy_print(stdout, energy, rs->gpu_scrapers, rs->n_gpu);
-    printf("results: %s\n", rs->dir);
-    fflush(stdout);
-
-    json_t *sj = summary_json(&res->stats, info);
-    if (classes)
-        json_object_set_new(sj, "classes", classes);
-    if (endpoints)
-        json_object_set_new(sj, "endpoints", endpoints);
-    if (server)
-        json_object_set_new(
-            sj, "server",
-            scrape_join_json(server->join, server->join_rc, server->client, rs->scraper));
-    if (n_reps)
-        json_object_set_new(json_object_get(sj, "server"), "replicas",
-                            promsource_replicas_json(reps, n_reps, &st));
-    free(reps);
-    if (rs->n_gpu)
-        json_object_set_new(sj, "energy", energy_json(energy, rs->gpu_scrapers, rs->n_gpu));
-    return sj;
 }
