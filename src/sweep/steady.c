@@ -157,25 +157,30 @@ int sweep_steady_unjudged(const struct sweep_steady_case *c, char *reason, size_
                  c->stop_reason);
         return 1;
     }
-    /* After the causes a rerun of the same flags meets again: a rerun on
-     * a quieter host would judge it. */
-    if (c->invalid) {
-        snprintf(reason, len,
-                 "not judged: the run is INVALID: its latencies include the client's own "
-                 "delay, so its halves would judge the client as much as the server");
-        return 1;
-    }
-    if (!c->tested || c->tail_judged || c->backlog_judged)
+    if (!c->tested)
         return 0;
+    int neither = !c->tail_judged && !c->backlog_judged;
     /* Every request refused (a port with no server: 148 sent, 0 ok) read
      * "too few requests ... run longer", and a longer run fails longer. */
-    if (c->failed > 0 && 2 * c->failed >= c->done) {
+    if (neither && c->failed > 0 && 2 * c->failed >= c->done) {
         snprintf(reason, len,
                  "not judged: too few requests succeeded: %" PRIu64 " of %" PRIu64
                  " failed in the window",
                  c->failed, c->done);
         return 1;
     }
+    /* After the causes a rerun of the same flags meets again (the
+     * failures too: 148 refused at 50/s on a busy host, INVALID by its
+     * send rate, are refused again on a quiet one); a rerun on a quieter
+     * host would judge it. */
+    if (c->invalid) {
+        snprintf(reason, len,
+                 "not judged: the run is INVALID: its latencies include the client's own "
+                 "delay, so its halves would judge the client as much as the server");
+        return 1;
+    }
+    if (!neither)
+        return 0;
     snprintf(reason, len,
              "not judged: too few requests: %" PRIu64 " ok in the window's smaller half (the "
              "TTFT tail test needs %d) and %.2fs from the fill-up to the last arrival "

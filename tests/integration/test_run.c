@@ -1138,8 +1138,13 @@ static void test_steady_all_failed(void **state)
     snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", harness_free_port());
     const char *args[] = {"run",        "--url", url,     "--model", "x",       "--rate", "50",
                           "--duration", "3s",    "--out", out_dir,   "--quiet", NULL};
-    char *err = NULL;
-    char *out = harness_run_expect(args, 30, LL_EXIT_NO_OK, &err);
+    /* Exit 6, or 1 when a busy host made it INVALID too (98.6% of the
+     * offered sends beside a CPU hog): the failures are named either way. */
+    char *out = NULL, *err = NULL;
+    int rc = -1;
+    assert_int_equal(harness_run(args, 30, &rc, &out, &err), 0);
+    if (rc != LL_EXIT_NO_OK && rc != LL_EXIT_FAIL)
+        fail_msg("exit %d, want %d (or 1, INVALID)\n%s%s", rc, LL_EXIT_NO_OK, out, err);
     json_t *sj = harness_json_load(out_dir, "summary.json");
     const char *why = harness_sval(sj, "steady_unjudged");
     assert_non_null(why);
